@@ -1,0 +1,1 @@
+"""Lowering: HLS (Python kernels -> Amaranth) and workload graphs (importers, tiling, mapping)."""

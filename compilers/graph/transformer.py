@@ -1,0 +1,218 @@
+"""Transformer models by configuration and their operator graphs.
+
+One place for the decoder/encoder shapes that the serving model, the
+distributed-training model and the SoC simulator share. Shapes come from each
+model's paper or released configuration (cited per preset).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ...errors import ConfigError
+from .ir import Operator, TensorSpec, WorkloadGraph, dtype_bytes, matmul
+
+__all__ = ["TransformerConfig", "TRANSFORMER_PRESETS", "get_transformer", "transformer_graph"]
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """Shape of a transformer.
+
+    ``num_kv_heads`` below ``num_heads`` gives grouped-query attention;
+    ``gated_mlp`` gives a SwiGLU MLP (three matrices) instead of two.
+    ``tied_embeddings`` shares the input embedding with the output head.
+    """
+
+    name: str
+    num_layers: int
+    hidden: int
+    num_heads: int
+    ffn_hidden: int
+    vocab: int
+    num_kv_heads: int | None = None
+    gated_mlp: bool = False
+    tied_embeddings: bool = False
+    decoder: bool = True
+    max_seq_len: int = 2048
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        for attr in ("num_layers", "hidden", "num_heads", "ffn_hidden", "vocab", "max_seq_len"):
+            value = getattr(self, attr)
+            if not isinstance(value, int) or value <= 0:
+                raise ConfigError(f"must be a positive integer, not {value!r}", field=attr)
+        if self.hidden % self.num_heads:
+            raise ConfigError(f"hidden {self.hidden} is not divisible by num_heads "
+                              f"{self.num_heads}", field="num_heads")
+        if self.num_kv_heads is None:
+            object.__setattr__(self, "num_kv_heads", self.num_heads)
+        if self.num_heads % self.num_kv_heads:
+            raise ConfigError(f"num_heads {self.num_heads} is not divisible by num_kv_heads "
+                              f"{self.num_kv_heads}", field="num_kv_heads")
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.num_heads
+
+    @property
+    def kv_hidden(self) -> int:
+        """Width of the K (or V) projection: ``num_kv_heads * head_dim``."""
+        return self.num_kv_heads * self.head_dim
+
+    @property
+    def params_per_layer(self) -> int:
+        """Weights of one block (attention + MLP; norms and biases ignored)."""
+        attn = 2 * self.hidden * self.hidden + 2 * self.hidden * self.kv_hidden
+        mlp = (3 if self.gated_mlp else 2) * self.hidden * self.ffn_hidden
+        return attn + mlp
+
+    @property
+    def embedding_params(self) -> int:
+        return self.vocab * self.hidden * (1 if self.tied_embeddings else 2)
+
+    @property
+    def num_params(self) -> int:
+        return self.num_layers * self.params_per_layer + self.embedding_params
+
+    def kv_cache_bytes_per_token(self, dtype: str = "fp16") -> float:
+        """KV-cache bytes per token: ``2 * layers * kv_hidden * bytes`` (K and V)."""
+        return 2 * self.num_layers * self.kv_hidden * dtype_bytes(dtype)
+
+    def weight_bytes(self, dtype: str = "fp16") -> float:
+        return self.num_params * dtype_bytes(dtype)
+
+    def forward_flops(self, *, batch: int, new_tokens: int, context_len: int) -> float:
+        """Matmul and attention FLOPs of one forward pass (norms and activations excluded).
+
+        ``2 * layers * params_per_layer * tokens`` for the projections and MLP,
+        ``4 * layers * tokens * context_len * hidden`` for scores and context, and
+        ``2 * vocab * hidden`` per position whose logits are computed (the last
+        one per sequence for a decoder, every one for an encoder).
+        """
+        tokens = batch * new_tokens
+        head_rows = batch if self.decoder else tokens
+        return (2.0 * self.num_layers * self.params_per_layer * tokens
+                + 4.0 * self.num_layers * tokens * context_len * self.hidden
+                + 2.0 * self.vocab * self.hidden * head_rows)
+
+    def scaled(self, **changes: int) -> TransformerConfig:
+        return replace(self, **changes)
+
+
+def _p(name, layers, hidden, heads, ffn, vocab, *, source, **kw) -> TransformerConfig:
+    return TransformerConfig(name=name, num_layers=layers, hidden=hidden, num_heads=heads,
+                             ffn_hidden=ffn, vocab=vocab, source=source, **kw)
+
+
+TRANSFORMER_PRESETS: dict[str, TransformerConfig] = {c.name: c for c in [
+    _p("gpt-j-6b", 28, 4096, 16, 16384, 50400, source="EleutherAI GPT-J-6B config"),
+    _p("gpt-neox-20b", 44, 6144, 64, 24576, 50432, source="Black et al. 2022, GPT-NeoX-20B"),
+    _p("opt-13b", 40, 5120, 40, 20480, 50272, source="Zhang et al. 2022, OPT Table 1"),
+    _p("opt-30b", 48, 7168, 56, 28672, 50272, source="Zhang et al. 2022, OPT Table 1"),
+    _p("opt-66b", 64, 9216, 72, 36864, 50272, source="Zhang et al. 2022, OPT Table 1"),
+    _p("llama-7b", 32, 4096, 32, 11008, 32000, gated_mlp=True,
+       source="Touvron et al. 2023, LLaMA Table 2 / released config"),
+    _p("llama-13b", 40, 5120, 40, 13824, 32000, gated_mlp=True,
+       source="Touvron et al. 2023, LLaMA Table 2 / released config"),
+    _p("llama-33b", 60, 6656, 52, 17920, 32000, gated_mlp=True,
+       source="Touvron et al. 2023, LLaMA Table 2 / released config"),
+    _p("llama-65b", 80, 8192, 64, 22016, 32000, gated_mlp=True,
+       source="Touvron et al. 2023, LLaMA Table 2 / released config"),
+    _p("llama-70b", 80, 8192, 64, 28672, 32000, gated_mlp=True, num_kv_heads=8, max_seq_len=4096,
+       source="Touvron et al. 2023, Llama 2 70B released config (GQA, 8 KV heads)"),
+    _p("gpt3-175b", 96, 12288, 96, 49152, 50257, source="Brown et al. 2020, GPT-3 Table 2.1"),
+    _p("bert-base", 12, 768, 12, 3072, 30522, decoder=False, tied_embeddings=True,
+       max_seq_len=512, source="Devlin et al. 2019, BERT-base"),
+    _p("minilm-l6", 6, 384, 12, 1536, 30522, decoder=False, tied_embeddings=True,
+       max_seq_len=512, source="sentence-transformers all-MiniLM-L6-v2 config"),
+]}
+
+
+def get_transformer(name: str) -> TransformerConfig:
+    """Look up a preset by name (see :data:`TRANSFORMER_PRESETS`)."""
+    try:
+        return TRANSFORMER_PRESETS[name.lower()]
+    except KeyError:
+        raise ConfigError(f"unknown model '{name}'", field="model",
+                          allowed=sorted(TRANSFORMER_PRESETS)) from None
+
+
+def transformer_graph(
+    cfg: TransformerConfig,
+    *,
+    batch: int,
+    new_tokens: int,
+    context_len: int | None = None,
+    dtype: str = "fp16",
+    include_lm_head: bool = True,
+    layers: int | None = None,
+) -> WorkloadGraph:
+    """The operator graph of one forward pass.
+
+    ``new_tokens`` tokens per sequence are processed (the prompt for a prefill,
+    1 for a decode step); each attends to ``context_len`` positions (defaults
+    to ``new_tokens``, i.e. a prefill without cache; the mean over the causal
+    triangle is not modelled -- every new token sees the whole context, which
+    is exact for decode steps). K and V of the context are read from a
+    ``kv_cache`` tensor for decode steps.
+    """
+    if batch <= 0 or new_tokens <= 0:
+        raise ConfigError(f"batch and new_tokens must be positive, not {batch}, {new_tokens}",
+                          field="batch")
+    ctx = new_tokens if context_len is None else context_len
+    if ctx < new_tokens:
+        raise ConfigError(f"context_len {ctx} is shorter than new_tokens {new_tokens}",
+                          field="context_len")
+    n_layers = cfg.num_layers if layers is None else layers
+    h, hk, f, hd = cfg.hidden, cfg.kv_hidden, cfg.ffn_hidden, cfg.head_dim
+    tok = batch * new_tokens
+    g = WorkloadGraph(f"{cfg.name}-b{batch}-t{new_tokens}-c{ctx}",
+                      metadata={"model": cfg.name, "batch": batch, "new_tokens": new_tokens,
+                                "context_len": ctx, "dtype": dtype})
+
+    def act(name: str, *shape: int) -> TensorSpec:
+        return TensorSpec(name, shape, dtype)
+
+    def w(name: str, *shape: int) -> TensorSpec:
+        return TensorSpec(name, shape, dtype, role="weight")
+
+    x = TensorSpec("tokens", (batch, new_tokens), "int32", role="input")
+    emb = w("embedding", cfg.vocab, h)
+    hidden = act("x0", tok, h)
+    g.add(Operator("embed", "embedding", (x, emb), (hidden,), 0.0, {"rows": tok}))
+    for i in range(n_layers):
+        p = f"l{i}."
+        ln1 = act(p + "ln1", tok, h)
+        g.add(Operator(p + "norm1", "norm", (hidden,), (ln1,), 5.0 * tok * h))
+        qkv_n = h + 2 * hk
+        g.add(matmul(p + "qkv", ln1, w(p + "w_qkv", h, qkv_n), p + "qkv", m=tok, n=qkv_n, k=h))
+        qkv = g[p + "qkv"].outputs[0]
+        kv = TensorSpec(p + "kv_cache", (2, batch, ctx, hk), dtype, role="kv_cache")
+        ctx_out = act(p + "attn", tok, h)
+        attn_flops = 4.0 * batch * new_tokens * ctx * h  # QK^T and PV
+        g.add(Operator(p + "attention", "attention", (qkv, kv), (ctx_out,), attn_flops,
+                       {"batch": batch, "heads": cfg.num_heads, "kv_heads": cfg.num_kv_heads,
+                        "head_dim": hd, "q_len": new_tokens, "kv_len": ctx,
+                        "softmax_flops": 5.0 * batch * cfg.num_heads * new_tokens * ctx}))
+        g.add(matmul(p + "proj", ctx_out, w(p + "w_o", h, h), p + "proj", m=tok, n=h, k=h))
+        res1 = act(p + "res1", tok, h)
+        g.add(Operator(p + "add1", "elementwise", (hidden, g[p + "proj"].outputs[0]), (res1,),
+                       float(tok * h)))
+        ln2 = act(p + "ln2", tok, h)
+        g.add(Operator(p + "norm2", "norm", (res1,), (ln2,), 5.0 * tok * h))
+        up_n = 2 * f if cfg.gated_mlp else f
+        g.add(matmul(p + "mlp_up", ln2, w(p + "w_up", h, up_n), p + "up", m=tok, n=up_n, k=h))
+        a = act(p + "mlp_act", tok, f)
+        g.add(Operator(p + "act", "activation", (g[p + "mlp_up"].outputs[0],), (a,),
+                       (4.0 if cfg.gated_mlp else 8.0) * tok * f))
+        g.add(matmul(p + "mlp_down", a, w(p + "w_down", f, h), p + "down", m=tok, n=h, k=f))
+        out = act(p + "out", tok, h)
+        g.add(Operator(p + "add2", "elementwise", (res1, g[p + "mlp_down"].outputs[0]), (out,),
+                       float(tok * h)))
+        hidden = out
+    if include_lm_head:
+        last = batch if cfg.decoder else tok  # decoders only need the last position's logits
+        head_w = emb if cfg.tied_embeddings else w("lm_head", h, cfg.vocab)
+        g.add(matmul("lm_head", hidden, head_w, "logits", m=last, n=cfg.vocab, k=h))
+    return g

@@ -1,0 +1,1 @@
+"""What users write: kernels, hardware types and number formats."""

@@ -1,0 +1,140 @@
+"""GPU datasheets and a roofline execution model.
+
+Shared by the serving, distributed-training and SoC models so every study uses
+the same numbers. Figures are dense (no structured sparsity) peak rates from
+NVIDIA's public datasheets: *NVIDIA A100 Tensor Core GPU* datasheet (2021,
+SXM4 columns) and *NVIDIA H100 Tensor Core GPU* datasheet (2023, SXM5 column).
+Memory capacity is in bytes as reported by the driver (40960 / 81920 MiB).
+NVLink figures are per direction (the datasheets quote both directions summed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import ConfigError
+from .model import OperatorCost, OperatorLike
+
+__all__ = ["GPUSpec", "GPU_SPECS", "get_gpu", "GPURoofline"]
+
+_GIB = 1024**3
+
+
+@dataclass(frozen=True)
+class GPUSpec:
+    """One GPU model's datasheet.
+
+    Attributes
+    ----------
+    peak_flops_per_s
+        Dense peak by data type (``"fp64"``, ``"fp32"``, ``"tf32"``, ``"fp16"``,
+        ``"bf16"``, ``"fp8"``, ``"int8"``), in FLOP/s (or OP/s for integers).
+    """
+
+    name: str
+    peak_flops_per_s: dict[str, float]
+    hbm_bw_bytes_per_s: float
+    hbm_capacity_bytes: float
+    nvlink_bw_bytes_per_s: float
+    pcie_bw_bytes_per_s: float
+    tdp_w: float
+    source: str = ""
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def peak(self, dtype: str) -> float:
+        """Dense peak FLOP/s for ``dtype``; unknown types are a :class:`ConfigError`."""
+        try:
+            return self.peak_flops_per_s[dtype]
+        except KeyError:
+            raise ConfigError(
+                f"GPU '{self.name}' has no peak rate for data type '{dtype}'",
+                field="dtype",
+                allowed=sorted(self.peak_flops_per_s),
+            ) from None
+
+
+_A100_PEAKS = {
+    "fp64": 19.5e12, "fp32": 19.5e12, "tf32": 156e12,
+    "fp16": 312e12, "bf16": 312e12, "int8": 624e12,
+}
+_H100_PEAKS = {
+    "fp64": 66.9e12, "fp32": 66.9e12, "tf32": 494.7e12,
+    "fp16": 989.4e12, "bf16": 989.4e12, "fp8": 1978.9e12, "int8": 1978.9e12,
+}
+
+GPU_SPECS: dict[str, GPUSpec] = {
+    "a100-40gb": GPUSpec(
+        name="a100-40gb", peak_flops_per_s=_A100_PEAKS, hbm_bw_bytes_per_s=1555e9,
+        hbm_capacity_bytes=40 * _GIB, nvlink_bw_bytes_per_s=300e9, pcie_bw_bytes_per_s=32e9,
+        tdp_w=400.0, source="NVIDIA A100 datasheet (2021), SXM4 40GB",
+    ),
+    "a100-80gb": GPUSpec(
+        name="a100-80gb", peak_flops_per_s=_A100_PEAKS, hbm_bw_bytes_per_s=2039e9,
+        hbm_capacity_bytes=80 * _GIB, nvlink_bw_bytes_per_s=300e9, pcie_bw_bytes_per_s=32e9,
+        tdp_w=400.0, source="NVIDIA A100 datasheet (2021), SXM4 80GB",
+    ),
+    "h100-80gb": GPUSpec(
+        name="h100-80gb", peak_flops_per_s=_H100_PEAKS, hbm_bw_bytes_per_s=3.35e12,
+        hbm_capacity_bytes=80 * _GIB, nvlink_bw_bytes_per_s=450e9, pcie_bw_bytes_per_s=64e9,
+        tdp_w=700.0, source="NVIDIA H100 datasheet (2023), SXM5 80GB",
+    ),
+}
+_ALIASES = {"a100": "a100-80gb", "h100": "h100-80gb"}
+
+
+def get_gpu(name: str) -> GPUSpec:
+    """Look up a GPU by name (``a100-40gb``, ``a100-80gb``, ``h100-80gb``; ``a100``, ``h100``)."""
+    key = _ALIASES.get(name.lower(), name.lower())
+    try:
+        return GPU_SPECS[key]
+    except KeyError:
+        raise ConfigError(
+            f"unknown GPU '{name}'", field="gpu", allowed=sorted(GPU_SPECS) + sorted(_ALIASES)
+        ) from None
+
+
+@dataclass(frozen=True)
+class GPURoofline:
+    """Roofline execution of operators on one GPU.
+
+    ``latency = max(flops / (peak * compute_efficiency), bytes / (bw * memory_efficiency))
+    + launch_overhead_s``; energy is the board power (``power_fraction`` of TDP)
+    over that time. The efficiencies are parameters because achieved fractions
+    of peak are workload- and software-dependent; studies state what they use.
+    """
+
+    spec: GPUSpec
+    dtype: str = "fp16"
+    compute_efficiency: float = 1.0
+    memory_efficiency: float = 1.0
+    launch_overhead_s: float = 0.0
+    power_fraction: float = 1.0
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        for attr in ("compute_efficiency", "memory_efficiency", "power_fraction"):
+            value = getattr(self, attr)
+            if not 0 < value <= 1:
+                raise ConfigError(f"must be in (0, 1], not {value!r}", field=attr)
+        if self.launch_overhead_s < 0:
+            raise ConfigError(
+                f"must be >= 0, not {self.launch_overhead_s!r}", field="launch_overhead_s"
+            )
+        self.spec.peak(self.dtype)  # validates dtype
+        if not self.name:
+            object.__setattr__(self, "name", f"{self.spec.name}-roofline")
+
+    def time_s(self, flops: float, bytes_accessed: float) -> tuple[float, str]:
+        """Roofline time and the bound (``"compute"`` or ``"memory"``) of one kernel."""
+        compute_s = flops / (self.spec.peak(self.dtype) * self.compute_efficiency)
+        memory_s = bytes_accessed / (self.spec.hbm_bw_bytes_per_s * self.memory_efficiency)
+        if compute_s >= memory_s:
+            return compute_s + self.launch_overhead_s, "compute"
+        return memory_s + self.launch_overhead_s, "memory"
+
+    def operator_cost(self, op: OperatorLike) -> OperatorCost:
+        latency_s, bound = self.time_s(op.flops, op.bytes_accessed)
+        return OperatorCost(
+            latency_s=latency_s, energy_j=latency_s * self.spec.tdp_w * self.power_fraction,
+            bound=bound,
+        )

@@ -1,0 +1,105 @@
+"""Writing results to disk without ever leaving a partial file behind.
+
+Every writer goes through a temporary file in the destination folder followed
+by an atomic rename, so an interrupted run leaves either the old file or the
+new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["atomic_write_bytes", "atomic_write_text", "write_json", "write_csv", "save_figure",
+           "to_jsonable"]
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (temporary file + rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Convert dataclasses, numpy scalars/arrays, paths and enums to JSON types."""
+    import enum
+
+    import numpy as np
+
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return to_jsonable(asdict(obj))
+    if hasattr(obj, "model_dump"):  # pydantic models
+        return to_jsonable(obj.model_dump())
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, Path):
+        return str(obj)
+    if isinstance(obj, float) and obj != obj:  # NaN is not JSON
+        return None
+    return obj
+
+
+def write_json(path: str | os.PathLike[str], obj: Any) -> Path:
+    """Write ``obj`` as indented JSON atomically."""
+    return atomic_write_text(path, json.dumps(to_jsonable(obj), indent=2, sort_keys=False) + "\n")
+
+
+def write_csv(
+    path: str | os.PathLike[str],
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    columns: Sequence[str] | None = None,
+) -> Path:
+    """Write a list of mappings as CSV atomically; columns default to the first row's keys."""
+    rows = [to_jsonable(r) for r in rows]
+    if columns is None:
+        columns = []
+        for r in rows:
+            for k in r:
+                if k not in columns:
+                    columns.append(k)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(columns), extrasaction="ignore")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow(r)
+    return atomic_write_text(path, buf.getvalue())
+
+
+def save_figure(fig: Any, path: str | os.PathLike[str], *, dpi: int = 120) -> Path:
+    """Save a matplotlib figure as PNG atomically and close it."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return atomic_write_bytes(path, buf.getvalue())

@@ -1,0 +1,5 @@
+"""Placeholder while the rtl commands are written."""
+
+
+def register(app):
+    pass

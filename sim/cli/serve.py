@@ -1,0 +1,5 @@
+"""Placeholder while the serve commands are written."""
+
+
+def register(app):
+    pass

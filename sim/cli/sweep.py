@@ -1,0 +1,5 @@
+"""Placeholder while the sweep commands are written."""
+
+
+def register(app):
+    pass

@@ -1,0 +1,1 @@
+"""SoC descriptions shipped with archsim (TOML, validated on load)."""

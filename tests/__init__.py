@@ -1,0 +1,1 @@
+"""archsim test suite (run with pytest from the repository root)."""
