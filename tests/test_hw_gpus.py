@@ -2,7 +2,7 @@
 
 import pytest
 
-from archsim.compilers.graph import matmul, TensorSpec
+from archsim.compilers.graph import TensorSpec, matmul
 from archsim.errors import ConfigError
 from archsim.hw.gpus import GPURoofline, get_gpu
 from archsim.hw.model import HardwareModel

@@ -1,5 +1,22 @@
-"""Workload graphs: the one operator-graph representation, and builders for standard models."""
+"""Workload graphs: the one operator-graph representation, and builders for standard models.
 
+Build any standard workload by name with :func:`build_workload` (see :data:`WORKLOADS`),
+import ONNX with :func:`from_onnx`, or compose layers with :class:`NetBuilder`.
+"""
+
+from .bert import albert_base, bert_base, minilm_l6, share_layer_weights
+from .cnn import (
+    RECURRENT_CELLS,
+    NetBuilder,
+    alexnet,
+    conv2d,
+    linear,
+    pool2d,
+    recurrent,
+    resnet50,
+    vgg16,
+)
+from .fathom import FATHOM_WORKLOADS, fathom_workload
 from .ir import (
     DTYPE_BYTES,
     OP_KINDS,
@@ -10,6 +27,9 @@ from .ir import (
     dtype_bytes,
     matmul,
 )
+from .onnx_import import SUPPORTED_ONNX_OPS, from_onnx
+from .paradnn import PARADNN_SWEEPS, paradnn_model, paradnn_sweep
+from .registry import WORKLOADS, build_workload, workload_params
 from .transformer import (
     TRANSFORMER_PRESETS,
     TransformerConfig,
@@ -21,4 +41,8 @@ __all__ = [
     "DTYPE_BYTES", "OP_KINDS", "TENSOR_ROLES", "Operator", "TensorSpec", "WorkloadGraph",
     "dtype_bytes", "matmul",
     "TRANSFORMER_PRESETS", "TransformerConfig", "get_transformer", "transformer_graph",
+    "NetBuilder", "conv2d", "pool2d", "linear", "recurrent", "RECURRENT_CELLS",
+    "resnet50", "vgg16", "alexnet", "bert_base", "albert_base", "minilm_l6", "share_layer_weights",
+    "FATHOM_WORKLOADS", "fathom_workload", "PARADNN_SWEEPS", "paradnn_model", "paradnn_sweep",
+    "from_onnx", "SUPPORTED_ONNX_OPS", "WORKLOADS", "build_workload", "workload_params",
 ]

@@ -38,7 +38,7 @@ OP_KINDS: frozenset[str] = frozenset({
     "softmax",
     "embedding",       # table lookups (dense or sparse-lengths-sum)
     "attention",       # fused attention (scores, softmax and context in one operator)
-    "lstm",            # one recurrent cell step over a sequence
+    "recurrent",       # an RNN / LSTM / GRU layer over a sequence (attrs["cell"] says which)
     "reduce",          # sum / mean over axes
     "data_movement",   # reshape, transpose, concat, gather that move bytes but compute nothing
 })

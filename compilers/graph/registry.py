@@ -1,0 +1,104 @@
+"""Every standard workload by name: ``build_workload("resnet50", batch=1)``.
+
+Names: the CNNs (``resnet50``, ``vgg16``, ``alexnet``), the eight ``fathom-*`` workloads,
+``paradnn-fc`` / ``paradnn-cnn`` / ``paradnn-rnn``, the encoders (``bert-base``,
+``albert-base``, ``minilm-l6``) and every decoder preset of
+:data:`~archsim.compilers.graph.transformer.TRANSFORMER_PRESETS` (``llama-7b``,
+``gpt3-175b``...), built by :func:`transformer_graph` as a prefill of ``new_tokens``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import ConfigError
+from .bert import albert_base, bert_base, minilm_l6
+from .cnn import alexnet, resnet50, vgg16
+from .fathom import FATHOM_WORKLOADS
+from .ir import WorkloadGraph
+from .paradnn import paradnn_cnn, paradnn_fc, paradnn_rnn
+from .transformer import TRANSFORMER_PRESETS, get_transformer, transformer_graph
+
+__all__ = ["WorkloadEntry", "WORKLOADS", "build_workload", "workload_params"]
+
+
+@dataclass(frozen=True)
+class WorkloadEntry:
+    """A named workload: its builder, one-line description and family."""
+
+    name: str
+    builder: Callable[..., WorkloadGraph]
+    description: str
+    family: str
+
+
+def _decoder(preset: str) -> Callable[..., WorkloadGraph]:
+    def build(batch: int = 1, *, new_tokens: int = 128, context_len: int | None = None,
+              dtype: str = "fp16", include_lm_head: bool = True) -> WorkloadGraph:
+        return transformer_graph(get_transformer(preset), batch=batch, new_tokens=new_tokens,
+                                 context_len=context_len, dtype=dtype,
+                                 include_lm_head=include_lm_head)
+    build.__name__ = f"build_{preset.replace('-', '_')}"
+    build.__doc__ = f"{preset}: one forward pass of ``new_tokens`` tokens per sequence."
+    return build
+
+
+def _entries() -> dict[str, WorkloadEntry]:
+    out = [
+        WorkloadEntry("resnet50", resnet50, "ResNet-50 (torchvision), 224x224", "cnn"),
+        WorkloadEntry("vgg16", vgg16, "VGG-16 (torchvision), 224x224", "cnn"),
+        WorkloadEntry("alexnet", alexnet, "AlexNet (torchvision), 224x224", "cnn"),
+        WorkloadEntry("paradnn-fc", paradnn_fc, "ParaDnn fully connected generator", "paradnn"),
+        WorkloadEntry("paradnn-cnn", paradnn_cnn, "ParaDnn residual/bottleneck CNN generator",
+                      "paradnn"),
+        WorkloadEntry("paradnn-rnn", paradnn_rnn, "ParaDnn RNN/LSTM/GRU generator", "paradnn"),
+        WorkloadEntry("bert-base", bert_base, "BERT-base encoder", "encoder"),
+        WorkloadEntry("albert-base", albert_base, "ALBERT-base encoder (shared layers)",
+                      "encoder"),
+        WorkloadEntry("minilm-l6", minilm_l6, "MiniLM-L6 encoder (all-MiniLM-L6-v2)",
+                      "encoder"),
+    ]
+    for key, builder in FATHOM_WORKLOADS.items():
+        doc = (builder.__doc__ or "").strip().splitlines()[0].rstrip(".")
+        out.append(WorkloadEntry(f"fathom-{key}", builder, f"Fathom: {doc}", "fathom"))
+    for preset, cfg in TRANSFORMER_PRESETS.items():
+        if cfg.decoder:
+            out.append(WorkloadEntry(preset, _decoder(preset), f"{preset} ({cfg.source})",
+                                     "decoder"))
+    return {e.name: e for e in out}
+
+
+#: Every workload by name.
+WORKLOADS: dict[str, WorkloadEntry] = _entries()
+
+
+def workload_params(name: str) -> dict[str, Any]:
+    """The keyword parameters ``name``'s builder accepts, with their defaults."""
+    entry = _entry(name)
+    return {p.name: p.default for p in inspect.signature(entry.builder).parameters.values()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def _entry(name: str) -> WorkloadEntry:
+    try:
+        return WORKLOADS[name.lower()]
+    except (KeyError, AttributeError):
+        raise ConfigError(f"unknown workload '{name}'", field="workload",
+                          allowed=sorted(WORKLOADS)) from None
+
+
+def build_workload(name: str, **params: Any) -> WorkloadGraph:
+    """Build the workload ``name`` with builder keyword ``params`` (e.g. ``batch=4``).
+
+    An unknown name or parameter is a :class:`ConfigError` listing the allowed values.
+    """
+    entry = _entry(name)
+    allowed = workload_params(entry.name)
+    for key in params:
+        if key not in allowed:
+            raise ConfigError(f"workload '{entry.name}' has no parameter '{key}'",
+                              field=key, allowed=sorted(allowed))
+    return entry.builder(**params)
