@@ -132,3 +132,7 @@ def run_study(name: str, *, out_dir: str | Path, seed: int = 0, quick: bool = Fa
     result = runner(out_dir=out, seed=seed, quick=quick)
     result.write(out)
     return result
+
+
+register("s3", "archsim.sim.serving.study:run",
+         "S3 (Jin et al.): length prediction vs worst-case / oracle / paged KV cache")

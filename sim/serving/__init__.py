@@ -1,0 +1,49 @@
+"""LLM serving simulator: continuous batching, KV-cache policies and S3 length prediction.
+
+Typical use::
+
+    from archsim.sim.serving import Deployment, generate_requests, make_policy, simulate
+
+    dep = Deployment.build(model="llama-13b", gpu="a100-80gb")
+    reqs = generate_requests(10_000, rate_per_s=5.0, dataset="alpaca", seed=0)
+    result = simulate(dep, reqs, make_policy("s3"))
+    print(result.metrics.throughput_tokens_per_s)
+"""
+
+from .config import CalibrationTable, CostModel, Deployment, IterationShape
+from .engine import simulate
+from .metrics import SLO, ServingMetrics, ServingResult, Timeline, compute_metrics
+from .policies import (
+    POLICY_NAMES,
+    MemoryPolicy,
+    OraclePolicy,
+    PagedPolicy,
+    S3Policy,
+    WorstCasePolicy,
+    make_policy,
+)
+from .predictor import (
+    Buckets,
+    ClassifierPredictor,
+    ConfusionPredictor,
+    ExactPredictor,
+    LengthPredictor,
+)
+from .requests import (
+    DATASETS,
+    LengthDistribution,
+    RequestSet,
+    bursty_arrivals,
+    generate_requests,
+    load_trace,
+    poisson_arrivals,
+)
+
+__all__ = [
+    "CalibrationTable", "CostModel", "Deployment", "IterationShape", "simulate",
+    "SLO", "ServingMetrics", "ServingResult", "Timeline", "compute_metrics",
+    "POLICY_NAMES", "MemoryPolicy", "OraclePolicy", "PagedPolicy", "S3Policy", "WorstCasePolicy",
+    "make_policy", "Buckets", "ClassifierPredictor", "ConfusionPredictor", "ExactPredictor",
+    "LengthPredictor", "DATASETS", "LengthDistribution", "RequestSet", "bursty_arrivals",
+    "generate_requests", "load_trace", "poisson_arrivals",
+]

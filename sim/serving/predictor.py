@@ -1,0 +1,165 @@
+"""Output-length predictors for S3-style length-aware scheduling.
+
+S3 classifies each prompt into one of ``num_buckets`` equal-width output-length
+buckets over ``[0, max_output]`` and reserves KV-cache memory for the bucket's
+upper edge. Here a predictor is anything with ``predict`` and ``repredict``
+(:class:`LengthPredictor`); provided are a confusion-matrix model with accuracy
+as a parameter, an exact predictor, and :class:`ClassifierPredictor`, the
+plug-in for a real classifier.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ...errors import ConfigError
+
+__all__ = ["Buckets", "LengthPredictor", "ConfusionPredictor", "ExactPredictor",
+           "ClassifierPredictor"]
+
+
+@dataclass(frozen=True)
+class Buckets:
+    """``num_buckets`` equal-width output-length buckets over ``[1, max_output]``.
+
+    Bucket ``k`` holds lengths in ``(k * width, (k + 1) * width]``; its
+    reservation is the upper edge (the last bucket's edge is ``max_output``).
+    """
+
+    num_buckets: int
+    max_output: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.num_buckets, int) or self.num_buckets < 1:
+            raise ConfigError(f"must be a positive integer, not {self.num_buckets!r}",
+                              field="num_buckets")
+        if not isinstance(self.max_output, int) or self.max_output < self.num_buckets:
+            raise ConfigError(f"max_output {self.max_output!r} must be an integer >= "
+                              f"num_buckets {self.num_buckets}", field="max_output")
+
+    @property
+    def width(self) -> float:
+        return self.max_output / self.num_buckets
+
+    @property
+    def upper_edges(self) -> np.ndarray:
+        k = np.arange(1, self.num_buckets + 1)
+        return np.minimum(np.ceil(k * self.width), self.max_output).astype(np.int64)
+
+    def index(self, lengths: np.ndarray) -> np.ndarray:
+        """Bucket of each length (lengths above ``max_output`` go to the last bucket)."""
+        idx = np.searchsorted(self.upper_edges, np.asarray(lengths), side="left")
+        return np.minimum(idx, self.num_buckets - 1)
+
+
+@runtime_checkable
+class LengthPredictor(Protocol):
+    """What the S3 policy asks of a predictor (all arrays are per request)."""
+
+    def predict(self, prompt_tokens: np.ndarray, output_tokens: np.ndarray,
+                rng: np.random.Generator) -> np.ndarray:
+        """Predicted output tokens to reserve for each request (>= 1)."""
+        ...
+
+    def repredict(self, prompt_tokens: np.ndarray, output_tokens: np.ndarray,
+                  generated: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """A new prediction, larger than ``generated``, for preempted requests."""
+        ...
+
+
+@dataclass(frozen=True)
+class ConfusionPredictor:
+    """A bucket classifier described by its accuracy.
+
+    A request lands in its true bucket with probability ``accuracy``; otherwise
+    in another bucket with probability proportional to ``decay ** distance``
+    (near buckets are likelier confusions, in either direction). On preemption
+    the re-prediction is the true bucket with probability ``accuracy``, else
+    the lowest bucket above the tokens generated so far.
+    """
+
+    buckets: Buckets
+    accuracy: float = 0.986
+    decay: float = 0.5
+    _matrix: np.ndarray = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.accuracy <= 1:
+            raise ConfigError(f"predictor accuracy must be in [0, 1], not {self.accuracy!r}",
+                              field="predictor_accuracy")
+        if not 0 < self.decay <= 1:
+            raise ConfigError(f"must be in (0, 1], not {self.decay!r}", field="decay")
+        k = self.buckets.num_buckets
+        dist = np.abs(np.subtract.outer(np.arange(k), np.arange(k)))
+        off = np.where(dist > 0, self.decay ** dist.astype(float), 0.0)
+        rows = off.sum(axis=1, keepdims=True)
+        off = np.divide(off, rows, out=np.zeros_like(off), where=rows > 0)
+        acc = self.accuracy if k > 1 else 1.0
+        object.__setattr__(self, "_matrix", acc * np.eye(k) + (1 - acc) * off)
+
+    @property
+    def confusion_matrix(self) -> np.ndarray:
+        """``P[true bucket, predicted bucket]`` (rows sum to 1)."""
+        return self._matrix.copy()
+
+    def predict_buckets(self, output_tokens: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        true_b = self.buckets.index(output_tokens)
+        cum = np.cumsum(self._matrix[true_b], axis=1)
+        u = rng.random(len(true_b))[:, None]
+        return np.minimum((u > cum).sum(axis=1), self.buckets.num_buckets - 1)
+
+    def predict(self, prompt_tokens, output_tokens, rng):
+        return self.buckets.upper_edges[self.predict_buckets(output_tokens, rng)]
+
+    def repredict(self, prompt_tokens, output_tokens, generated, rng):
+        edges = self.buckets.upper_edges
+        true_edge = edges[self.buckets.index(output_tokens)]
+        next_edge = edges[np.minimum(np.searchsorted(edges, generated, side="right"),
+                                     len(edges) - 1)]
+        hit = rng.random(len(output_tokens)) < self.accuracy
+        return np.maximum(np.where(hit, true_edge, next_edge), np.asarray(generated) + 1)
+
+
+@dataclass(frozen=True)
+class ExactPredictor:
+    """Predicts every output length exactly (S3 with it is the oracle)."""
+
+    def predict(self, prompt_tokens, output_tokens, rng):
+        return np.asarray(output_tokens, np.int64).copy()
+
+    def repredict(self, prompt_tokens, output_tokens, generated, rng):
+        return np.asarray(output_tokens, np.int64).copy()
+
+
+@dataclass(frozen=True)
+class ClassifierPredictor:
+    """Plug-in for a real classifier.
+
+    ``classify(prompt_tokens) -> bucket index`` receives the prompt lengths (the
+    simulator has no text; a trace-driven study can close over its own
+    features indexed in arrival order) and returns one bucket per request.
+    Re-prediction moves to the lowest bucket above the tokens generated.
+    """
+
+    buckets: Buckets
+    classify: Callable[[np.ndarray], np.ndarray]
+
+    def predict(self, prompt_tokens, output_tokens, rng):
+        idx = np.asarray(self.classify(np.asarray(prompt_tokens)))
+        if idx.shape != np.shape(prompt_tokens) or not np.issubdtype(idx.dtype, np.integer):
+            raise ConfigError(f"classifier returned {idx.dtype} array of shape {idx.shape}; "
+                              f"expected integer buckets of shape {np.shape(prompt_tokens)}",
+                              field="classify")
+        if np.any(idx < 0) or np.any(idx >= self.buckets.num_buckets):
+            raise ConfigError(f"classifier returned bucket {int(idx.min())}..{int(idx.max())} "
+                              f"outside 0..{self.buckets.num_buckets - 1}", field="classify")
+        return self.buckets.upper_edges[idx]
+
+    def repredict(self, prompt_tokens, output_tokens, generated, rng):
+        edges = self.buckets.upper_edges
+        nxt = edges[np.minimum(np.searchsorted(edges, generated, side="right"), len(edges) - 1)]
+        return np.maximum(nxt, np.asarray(generated) + 1)
