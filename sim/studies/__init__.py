@@ -136,3 +136,7 @@ def run_study(name: str, *, out_dir: str | Path, seed: int = 0, quick: bool = Fa
 
 register("s3", "archsim.sim.serving.study:run",
          "S3 (Jin et al.): length prediction vs worst-case / oracle / paged KV cache")
+register("formats", "archsim.sim.studies.formats:run",
+         "Number formats on MiniLM-L6 weights: INT, IEEE-like, block float, AdaptivFloat, MX, NxFP")
+register("flash-attention", "archsim.sim.studies.flash_attention:run",
+         "Flash Attention numeric deviation vs baseline attention (Golden et al.)")

