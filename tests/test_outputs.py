@@ -41,3 +41,15 @@ def test_cache_root_honours_the_environment(tmp_path, monkeypatch):
 def test_content_hash_separates_parts():
     assert cache.content_hash("ab", "c") != cache.content_hash("a", "bc")
     assert cache.content_hash("x") == cache.content_hash(b"x")
+
+
+def test_written_files_get_the_usual_permissions(tmp_path):
+    import os
+    import stat
+
+    umask = os.umask(0o022)
+    try:
+        path = atomic_write_text(tmp_path / "x.v", "module x; endmodule\n")
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644

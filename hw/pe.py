@@ -1,0 +1,145 @@
+"""A multiply-accumulate processing element, the cell of the systolic arrays.
+
+The PE is deliberately small: two operand registers that pass the operands on to the
+neighbouring PEs (``a`` to the right, ``b`` downwards), a control flag pipeline that
+travels with ``a``, and one accumulator register. Whether the accumulator keeps a result in
+place (output-stationary) or is a stage of a partial-sum pipeline (weight-stationary) is
+decided by how :class:`~archsim.hw.systolic.SystolicArray` wires ``load`` and ``acc_in``.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Module, Mux, Shape, signed, unsigned
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["MACPE"]
+
+
+def _check_positive(name: str, value: object) -> int:
+    """Return ``value`` if it is a positive ``int``, else raise naming ``name``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an ``int`` (``bool`` is rejected too).
+    ValueError
+        If ``value`` is less than 1.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, not {value}")
+    return value
+
+
+def _check_signed(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"signed must be a bool, not {value!r}")
+    return value
+
+
+class MACPE(wiring.Component):
+    """Multiply-accumulate PE with registered operand pass-through.
+
+    On every rising edge of the ``sync`` domain::
+
+        a_out     <= a
+        b_out     <= b
+        valid_out <= valid
+        load_out  <= load
+        if valid:
+            acc <= (acc_in if load else acc) + a * b     # wraps at acc_width
+
+    The sum wraps modulo ``2**acc_width`` (two's complement when ``signed``), exactly like
+    a hardware adder whose carry out is dropped. ``valid`` and ``load`` are forwarded with
+    ``a`` so a row of PEs sees its control in step with its operands.
+
+    Parameters
+    ----------
+    input_width : int
+        Width in bits of the operands ``a`` and ``b``.
+    acc_width : int
+        Width in bits of the accumulator ``acc`` (and of ``acc_in``).
+    signed : bool
+        Two's complement operands and accumulator when ``True``; unsigned otherwise.
+
+    Attributes
+    ----------
+    a, b : Signal(input_width), in
+        Operands.
+    valid : Signal(1), in
+        Accumulate this cycle's product.
+    load : Signal(1), in
+        Restart from ``acc_in`` instead of the accumulator's own value.
+    acc_in : Signal(acc_width), in
+        Value the accumulation restarts from (zero for a fresh sum, or an upstream partial sum).
+    a_out, b_out : Signal(input_width), out
+        The operands, one cycle later.
+    valid_out, load_out : Signal(1), out
+        The control flags, one cycle later.
+    acc : Signal(acc_width), out
+        The accumulator register.
+    """
+
+    def __init__(self, *, input_width: int = 8, acc_width: int = 32, signed: bool = True):
+        try:
+            self._input_width = _check_positive("input_width", input_width)
+            self._acc_width = _check_positive("acc_width", acc_width)
+            self._signed = _check_signed(signed)
+        except (TypeError, ValueError):
+            # Never constructed, so Amaranth must not warn that it was never elaborated.
+            self._MustUse__silence = True
+            raise
+        operand = self.operand_shape
+        acc = self.acc_shape
+        super().__init__({
+            "a": In(operand),
+            "b": In(operand),
+            "valid": In(1),
+            "load": In(1),
+            "acc_in": In(acc),
+            "a_out": Out(operand),
+            "b_out": Out(operand),
+            "valid_out": Out(1),
+            "load_out": Out(1),
+            "acc": Out(acc),
+        })
+
+    @property
+    def input_width(self) -> int:
+        """Operand width in bits."""
+        return self._input_width
+
+    @property
+    def acc_width(self) -> int:
+        """Accumulator width in bits."""
+        return self._acc_width
+
+    @property
+    def signed(self) -> bool:
+        """Whether operands and accumulator are two's complement."""
+        return self._signed
+
+    @property
+    def operand_shape(self) -> Shape:
+        """Amaranth shape of ``a`` and ``b``."""
+        return signed(self._input_width) if self._signed else unsigned(self._input_width)
+
+    @property
+    def acc_shape(self) -> Shape:
+        """Amaranth shape of ``acc`` and ``acc_in``."""
+        return signed(self._acc_width) if self._signed else unsigned(self._acc_width)
+
+    def elaborate(self, platform) -> Module:
+        m = Module()
+        m.d.sync += [
+            self.a_out.eq(self.a),
+            self.b_out.eq(self.b),
+            self.valid_out.eq(self.valid),
+            self.load_out.eq(self.load),
+        ]
+        with m.If(self.valid):
+            # Assigning the wider sum to `acc` truncates it: the wrap at acc_width.
+            m.d.sync += self.acc.eq(Mux(self.load, self.acc_in, self.acc) + self.a * self.b)
+        return m
