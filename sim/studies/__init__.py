@@ -140,3 +140,9 @@ register("formats", "archsim.sim.studies.formats:run",
          "Number formats on MiniLM-L6 weights: INT, IEEE-like, block float, AdaptivFloat, MX, NxFP")
 register("flash-attention", "archsim.sim.studies.flash_attention:run",
          "Flash Attention numeric deviation vs baseline attention (Golden et al.)")
+register("smaug", "archsim.sim.soc.study:run",
+         "SMAUG: accelerator share of single-batch latency and SoC-level speedups")
+register("madmax", "archsim.sim.distributed.study:run_madmax",
+         "MAD-Max: exposed communication 14-32%, best-strategy speedups 2.24x / 5.2x")
+register("prism", "archsim.sim.distributed.study:run_prism",
+         "PRISM: ~9% GPU-time variability at 64k GPUs, P(finish by T), MLPerf time-to-train")

@@ -1,0 +1,125 @@
+"""Speed of the SoC simulator (archsim.sim.soc).
+
+Prints:
+
+1. the event-engine choice: the same model (tiles through a shared DRAM and a pool of
+   accelerators) on archsim's heapq engine and on SimPy, wall time and events per second;
+2. ResNet-50 single-batch on ``soc_configs/smaug_baseline.toml`` (target: < 2 s on one core),
+   wall time and simulated events per second;
+3. wall time against network depth (ParaDnn residual CNNs, batch 1) and against the number of
+   accelerators (ResNet-50).
+
+Run: ``python bench/soc_sim_speed.py`` (about half a minute).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from archsim.compilers.graph import build_workload
+from archsim.sim.soc import EventQueue, Server, load_soc_config, simulate
+
+CONFIG = Path(__file__).resolve().parents[1] / "soc_configs" / "smaug_baseline.toml"
+
+
+def _best(fn, repeats: int = 3) -> tuple[float, object]:
+    best, out = float("inf"), None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def heapq_pipeline(tiles: int, accelerators: int) -> tuple[float, int]:
+    """Each tile: load over the shared DRAM, compute on accelerator ``i % A``, store."""
+    q = EventQueue()
+    dram = Server(q, "dram")
+    accs = [Server(q, f"acc{i}") for i in range(accelerators)]
+
+    def load(i: int) -> None:
+        dram.submit(1e-6, "data_transfer", 0, compute, i)
+
+    def compute(i: int) -> None:
+        accs[i % accelerators].submit(3e-6, "accelerator_compute", 0, store, i)
+
+    def store(i: int) -> None:
+        dram.submit(0.5e-6, "data_transfer", 0, lambda _: None)
+
+    for i in range(tiles):
+        q.at(0.0, load, i)
+    q.run()
+    return q.now, q.events
+
+
+def simpy_pipeline(tiles: int, accelerators: int) -> tuple[float, int]:
+    import simpy
+
+    env = simpy.Environment()
+    dram = simpy.Resource(env, capacity=1)
+    accs = [simpy.Resource(env, capacity=1) for _ in range(accelerators)]
+
+    def tile(i: int):
+        with dram.request() as req:
+            yield req
+            yield env.timeout(1e-6)
+        with accs[i % accelerators].request() as req:
+            yield req
+            yield env.timeout(3e-6)
+        with dram.request() as req:
+            yield req
+            yield env.timeout(0.5e-6)
+
+    for i in range(tiles):
+        env.process(tile(i))
+    steps = 0
+    while True:
+        try:
+            env.step()
+        except simpy.core.EmptySchedule:
+            break
+        steps += 1
+    return env.now, steps
+
+
+def main() -> None:
+    print("== 1. event engine: heapq (archsim) vs SimPy, same tile pipeline ==")
+    for tiles, accs in ((20000, 1), (20000, 8)):
+        tw_h, (end_h, ev_h) = _best(lambda t=tiles, a=accs: heapq_pipeline(t, a))
+        tw_s, (end_s, ev_s) = _best(lambda t=tiles, a=accs: simpy_pipeline(t, a))
+        print(f"tiles={tiles} accelerators={accs}: heapq {tw_h:.3f} s ({ev_h / tw_h:,.0f} "
+              f"events/s), SimPy {tw_s:.3f} s ({ev_s / tw_s:,.0f} events/s), "
+              f"SimPy/heapq wall = {tw_s / tw_h:.2f}x; simulated end "
+              f"{end_h * 1e3:.3f} ms vs {end_s * 1e3:.3f} ms")
+
+    cfg = load_soc_config(CONFIG)
+    print("\n== 2. ResNet-50, batch 1, smaug_baseline.toml ==")
+    t0 = time.perf_counter()
+    graph = build_workload("resnet50")
+    simulate(cfg, graph)
+    print(f"first run in this process (graph build + cold tiling cache + simulation): "
+          f"{time.perf_counter() - t0:.3f} s")
+    wall, res = _best(lambda: simulate(cfg, graph))
+    print(f"wall {wall:.3f} s (target < 2 s), {res.events} events, "
+          f"{res.events / wall:,.0f} events/s, {len(graph)} operators, "
+          f"{sum(o.tiles for o in res.operators)} tiles, simulated latency "
+          f"{res.latency_s * 1e3:.2f} ms")
+
+    print("\n== 3a. wall time vs depth (ParaDnn residual CNN, batch 1) ==")
+    for blocks in (1, 2, 4, 8, 16):
+        g = build_workload("paradnn-cnn", blocks=blocks, batch=1, dtype="fp16")
+        wall, res = _best(lambda g=g: simulate(cfg, g))
+        print(f"blocks/group={blocks:2d}: {len(g):4d} operators, {res.events:6d} events, "
+              f"wall {wall:.3f} s, {wall / len(g) * 1e3:.2f} ms/operator")
+
+    print("\n== 3b. wall time vs accelerators (ResNet-50) ==")
+    for n in (1, 2, 4, 8, 16):
+        c = cfg.with_changes(accelerators=n)
+        wall, res = _best(lambda c=c: simulate(c, graph))
+        print(f"accelerators={n:2d}: {res.events:6d} events, wall {wall:.3f} s, "
+              f"simulated latency {res.latency_s * 1e3:.2f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""The SoC simulator: SMAUG-style end-to-end DNN inference on accelerators, memory and CPU.
+
+Describe an SoC in TOML (:func:`load_soc_config`), build a workload
+(:func:`archsim.compilers.graph.build_workload`) and :func:`simulate` it::
+
+    cfg = load_soc_config("soc_configs/smaug_baseline.toml")
+    result = simulate(cfg, build_workload("resnet50"))
+    result.breakdown_s, result.accelerator_share, result.write("out/")
+"""
+
+from .accelerators import (
+    AcceleratorModel,
+    CallableModel,
+    SMVModel,
+    SystolicModel,
+    make_accelerator_model,
+)
+from .carbon import add_carbon, embodied_carbon_kg, operational_carbon_kg
+from .config import (
+    ACCELERATOR_KINDS,
+    HOST_MEMORY_POLICIES,
+    AcceleratorConfig,
+    CPUConfig,
+    DRAMConfig,
+    EnergyConfig,
+    HostMemoryConfig,
+    InterconnectConfig,
+    LLCConfig,
+    ScratchpadConfig,
+    SoCConfig,
+    SocHeader,
+    load_soc_config,
+)
+from .energy import EnergyBreakdown, energy_breakdown, soc_area_mm2
+from .engine import EventQueue, Server, simulate
+from .results import CATEGORIES, OperatorRecord, SocResult, TransferTotals, attribute
+from .tiling import Job, LoopTiling, OperatorPlan, Step, best_tiling, plan_operator
+
+__all__ = [
+    "ACCELERATOR_KINDS", "HOST_MEMORY_POLICIES", "SocHeader", "CPUConfig", "ScratchpadConfig",
+    "AcceleratorConfig", "DRAMConfig", "LLCConfig", "InterconnectConfig", "HostMemoryConfig",
+    "EnergyConfig", "SoCConfig", "load_soc_config",
+    "Step", "Job", "LoopTiling", "OperatorPlan", "best_tiling", "plan_operator",
+    "AcceleratorModel", "SystolicModel", "SMVModel", "CallableModel", "make_accelerator_model",
+    "EventQueue", "Server", "simulate",
+    "CATEGORIES", "TransferTotals", "OperatorRecord", "SocResult", "attribute",
+    "EnergyBreakdown", "energy_breakdown", "soc_area_mm2",
+    "add_carbon", "embodied_carbon_kg", "operational_carbon_kg",
+]

@@ -1,0 +1,307 @@
+"""The SoC description: pydantic models loaded from TOML and validated.
+
+A description has a ``[soc]`` header (name, clock, voltage, technology node), a ``[cpu]``
+(cores, frequency, framework-overhead and data-preparation cost model), one or more
+``[[accelerators]]`` (kind, count, compute shape, scratchpads), ``[dram]``, ``[llc]`` (last-level
+cache, coherent port and flush cost), ``[interconnect]`` and ``[host_memory]`` (the policy per
+tensor class: ``dma`` or ``acp``). Every validation error is a
+:class:`~archsim.errors.ConfigError` naming the file, the field path (``accelerators[0].kind``)
+and, for closed sets, the allowed values.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ...errors import ConfigError
+
+__all__ = [
+    "ACCELERATOR_KINDS", "HOST_MEMORY_POLICIES", "SocHeader", "CPUConfig", "ScratchpadConfig",
+    "AcceleratorConfig", "DRAMConfig", "LLCConfig", "InterconnectConfig", "HostMemoryConfig",
+    "EnergyConfig", "SoCConfig", "load_soc_config",
+]
+
+#: Accelerator kinds the simulator executes.
+ACCELERATOR_KINDS: tuple[str, ...] = ("systolic", "smv", "model")
+#: Host-memory policies per tensor class (SMAUG's DMA and ACP).
+HOST_MEMORY_POLICIES: tuple[str, ...] = ("dma", "acp")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SocHeader(_Model):
+    """Name, technology node and the accelerator-side clock and supply."""
+
+    name: str = "soc"
+    technology_nm: int = Field(45, gt=0)
+    voltage_v: float = Field(0.9, gt=0)
+    description: str = ""
+
+
+class CPUConfig(_Model):
+    """The host CPU and the cost model of the software framework running on it.
+
+    ``framework_overhead_s_per_op`` is the framework's fixed cost to dispatch one operator
+    (graph traversal, tensor allocation, accelerator invocation setup);
+    ``framework_overhead_s_per_tile`` the cost to launch one tile on an accelerator.
+    Data preparation (tiling a tensor into scratchpad-sized blocks with the accelerator's
+    layout, and gathering output tiles back) copies every byte at
+    ``data_prep_bytes_per_s_per_thread`` on each of ``data_prep_threads`` threads.
+    """
+
+    cores: int = Field(8, ge=1)
+    frequency_hz: float = Field(2.5e9, gt=0)
+    framework_overhead_s_per_op: float = Field(50e-6, ge=0)
+    framework_overhead_s_per_tile: float = Field(2e-6, ge=0)
+    data_prep_bytes_per_s_per_thread: float = Field(1e9, gt=0)
+    data_prep_threads: int = Field(1, ge=1)
+    active_power_w: float = Field(1.0, ge=0)
+    area_mm2: float = Field(2.0, ge=0)
+
+    @model_validator(mode="after")
+    def _threads_fit(self) -> CPUConfig:
+        if self.data_prep_threads > self.cores:
+            raise ValueError(f"data_prep_threads ({self.data_prep_threads}) exceeds cores "
+                             f"({self.cores})")
+        return self
+
+
+class ScratchpadConfig(_Model):
+    """The three scratchpads of an accelerator, in elements of ``element_bytes`` bytes."""
+
+    input_elements: int = Field(32768, ge=1)
+    weight_elements: int = Field(32768, ge=1)
+    output_elements: int = Field(32768, ge=1)
+    element_bytes: int = Field(2, ge=1)
+
+    @property
+    def total_bytes(self) -> int:
+        return (self.input_elements + self.weight_elements + self.output_elements) * \
+            self.element_bytes
+
+
+class AcceleratorConfig(_Model):
+    """One kind of accelerator and how many of it the SoC has.
+
+    ``systolic``: a ``rows x cols`` array with ``dataflow`` ``os`` or ``ws`` (SCALE-Sim fold
+    model, :mod:`archsim.hw.systolic`). ``smv``: SMAUG's SMV engine, ``pes`` processing
+    elements each with a ``macs_per_pe``-wide MAC tree (NVDLA-like: PEs split output
+    channels, each PE's MAC tree reduces input channels). ``model``: any design whose model
+    view gives its cycles -- ``cycles_model = "package.module:function"`` names a callable
+    ``function(*, m, k, n) -> int`` returning the cycles of an ``[m, k] x [k, n]`` tile (the
+    hook for DSL designs). All run element-wise, pooling and normalization on a
+    ``vector_lanes``-wide vector unit.
+    """
+
+    kind: Literal["systolic", "smv", "model"]
+    name: str = ""
+    count: int = Field(1, ge=1)
+    frequency_hz: float = Field(1e9, gt=0)
+    rows: int = Field(16, ge=1)
+    cols: int = Field(16, ge=1)
+    dataflow: Literal["os", "ws"] = "os"
+    pes: int = Field(8, ge=1)
+    macs_per_pe: int = Field(32, ge=1)
+    vector_lanes: int = Field(8, ge=1)
+    pipeline_cycles: int = Field(0, ge=0)
+    scratchpads: ScratchpadConfig = ScratchpadConfig()
+    area_mm2: float | None = Field(None, ge=0)
+    cycles_model: str | None = None
+
+    @model_validator(mode="after")
+    def _model_has_cycles(self) -> AcceleratorConfig:
+        if self.kind == "model":
+            if not self.cycles_model or ":" not in self.cycles_model:
+                raise ValueError("an accelerator of kind 'model' needs cycles_model = "
+                                 "\"package.module:function\"")
+        elif self.cycles_model is not None:
+            raise ValueError(f"cycles_model is only used with kind 'model', not "
+                             f"'{self.kind}'")
+        return self
+
+    @property
+    def label(self) -> str:
+        return self.name or self.kind
+
+    @property
+    def macs_per_cycle(self) -> int | None:
+        """Peak MACs per cycle (``None`` for a ``model`` accelerator: only its model knows)."""
+        if self.kind == "model":
+            return None
+        return self.rows * self.cols if self.kind == "systolic" else self.pes * self.macs_per_pe
+
+
+class DRAMConfig(_Model):
+    """Main memory: one bandwidth shared by every DMA transfer, a latency per transfer."""
+
+    bandwidth_bytes_per_s: float = Field(25.6e9, gt=0)
+    latency_s: float = Field(100e-9, ge=0)
+    energy_pj_per_bit: float = Field(20.3125, ge=0)  # 1.3 nJ / 64 bit
+    capacity_bytes: int = Field(4 << 30, ge=1)
+
+
+class LLCConfig(_Model):
+    """Last-level cache, its coherent accelerator port (ACP) and the DMA flush cost.
+
+    Before a DMA read the CPU flushes the tile's dirty lines from its caches, and before it
+    reads a DMA-written output it invalidates them; both walk the lines at
+    ``flush_bytes_per_s`` plus ``flush_fixed_s`` per operation. ACP transfers are coherent
+    (no flush) and go through the LLC at ``acp_bandwidth_bytes_per_s`` (one port shared by
+    every accelerator).
+    """
+
+    size_bytes: int = Field(2 << 20, ge=1)
+    acp_bandwidth_bytes_per_s: float = Field(25.6e9, gt=0)
+    acp_latency_s: float = Field(20e-9, ge=0)
+    flush_bytes_per_s: float = Field(8e9, gt=0)
+    flush_fixed_s: float = Field(1e-6, ge=0)
+    energy_pj_per_byte: float = Field(12.5, ge=0)
+
+
+class InterconnectConfig(_Model):
+    """The system bus: a per-transfer setup time (descriptor programming, arbitration)."""
+
+    transfer_setup_s: float = Field(0.5e-6, ge=0)
+    energy_pj_per_byte: float = Field(1.0, ge=0)
+
+
+class HostMemoryConfig(_Model):
+    """How each tensor class reaches the scratchpads (SMAUG's host-memory policies)."""
+
+    inputs: Literal["dma", "acp"] = "dma"
+    weights: Literal["dma", "acp"] = "dma"
+    outputs: Literal["dma", "acp"] = "dma"
+
+    def policy(self, tensor_class: str) -> str:
+        return {"input": self.inputs, "weight": self.weights, "output": self.outputs}[
+            tensor_class]
+
+
+class EnergyConfig(_Model):
+    """Energy per action and leakage, at ``SocHeader.technology_nm`` and ``voltage_v``.
+
+    Defaults: Horowitz, "Computing's energy problem", ISSCC 2014, 45 nm at 0.9 V: a 16-bit
+    floating-point multiply 1.1 pJ plus add 0.4 pJ (MAC 1.5 pJ), vector op = one 16-bit FP
+    add (0.4 pJ), a 64-bit read of a 32 KB SRAM 20 pJ (2.5 pJ/byte; the scratchpads).
+    DRAM and LLC energies are in ``[dram]`` and ``[llc]`` (Horowitz: DRAM 1.3-2.6 nJ per
+    64-bit access = 20-40 pJ/bit; 1 MB SRAM 100 pJ per 64 bits = 12.5 pJ/byte).
+    ``leakage_w_per_mm2`` is an assumption (no source; set it from your library).
+    """
+
+    mac_pj: float = Field(1.5, ge=0)
+    vector_op_pj: float = Field(0.4, ge=0)
+    scratchpad_pj_per_byte: float = Field(2.5, ge=0)
+    leakage_w_per_mm2: float = Field(0.01, ge=0)
+    reference_nm: int = Field(45, gt=0)
+    reference_voltage_v: float = Field(0.9, gt=0)
+
+
+class SoCConfig(_Model):
+    """A whole SoC description (see the module docstring)."""
+
+    soc: SocHeader = SocHeader()
+    cpu: CPUConfig = CPUConfig()
+    accelerators: list[AcceleratorConfig] = Field(min_length=1)
+    dram: DRAMConfig = DRAMConfig()
+    llc: LLCConfig = LLCConfig()
+    interconnect: InterconnectConfig = InterconnectConfig()
+    host_memory: HostMemoryConfig = HostMemoryConfig()
+    energy: EnergyConfig = EnergyConfig()
+
+    @model_validator(mode="after")
+    def _one_scratchpad_shape(self) -> SoCConfig:
+        first = self.accelerators[0].scratchpads
+        for acc in self.accelerators[1:]:
+            if acc.scratchpads != first:
+                raise ValueError("every accelerator of the pool must have the same scratchpads "
+                                 "(tiles are dispatched to any of them)")
+        return self
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, file: str | None = None) -> SoCConfig:
+        """Validate a parsed TOML document; errors name ``file``, the field and allowed values."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise _config_error(exc, file) from None
+
+    def with_changes(self, *, accelerators: int | None = None, policy: str | None = None,
+                     threads: int | None = None) -> SoCConfig:
+        """A copy with every accelerator's ``count``, all host-memory policies or the data-prep
+        threads replaced (the knobs of SMAUG's SoC studies); validated like a file."""
+        data = self.model_dump()
+        if accelerators is not None:
+            for acc in data["accelerators"]:
+                acc["count"] = accelerators
+        if policy is not None:
+            data["host_memory"] = {"inputs": policy, "weights": policy, "outputs": policy}
+        if threads is not None:
+            data["cpu"]["data_prep_threads"] = threads
+            data["cpu"]["cores"] = max(data["cpu"]["cores"], threads)
+        return SoCConfig.from_dict(data)
+
+
+_MODELS_BY_SECTION: dict[str, type[BaseModel]] = {
+    "soc": SocHeader, "cpu": CPUConfig, "accelerators": AcceleratorConfig, "dram": DRAMConfig,
+    "llc": LLCConfig, "interconnect": InterconnectConfig, "host_memory": HostMemoryConfig,
+    "energy": EnergyConfig, "scratchpads": ScratchpadConfig,
+}
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _config_error(exc: ValidationError, file: str | None) -> ConfigError:
+    err = exc.errors()[0]
+    loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+    field = _field_path(loc) or None
+    etype = err["type"]
+    if etype == "extra_forbidden":
+        parent = [p for p in loc[:-1] if isinstance(p, str)]
+        model = _MODELS_BY_SECTION.get(parent[-1]) if parent else SoCConfig
+        allowed = sorted(model.model_fields) if model is not None else None
+        return ConfigError("unknown field", file=file, field=field, allowed=allowed)
+    if etype == "missing":
+        return ConfigError("required field is missing", file=file, field=field)
+    if etype == "literal_error":
+        expected = err.get("ctx", {}).get("expected", "")
+        allowed = [s.strip().strip("'") for s in expected.replace(" or ", ",").split(",")
+                   if s.strip()]
+        return ConfigError(f"invalid value {err.get('input')!r}", file=file, field=field,
+                           allowed=allowed)
+    msg = err["msg"].removeprefix("Value error, ")
+    return ConfigError(f"{msg} (value {err.get('input')!r})", file=file, field=field)
+
+
+def load_soc_config(path: str | Path) -> SoCConfig:
+    """Read and validate an SoC description from a TOML file.
+
+    Raises
+    ------
+    ConfigError
+        The file cannot be read, is not TOML, or does not validate (names file and field).
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read SoC description: {exc.strerror}",
+                          file=str(path)) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"invalid TOML: {exc}", file=str(path)) from None
+    return SoCConfig.from_dict(data, file=str(path))

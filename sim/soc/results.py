@@ -1,0 +1,317 @@
+"""The typed result of an SoC simulation: timelines, breakdowns, export and plots.
+
+The latency breakdown attributes every instant of the run to exactly one category -- the
+highest-priority activity going on at that instant, in the order of :data:`CATEGORIES`
+(accelerator compute, then data transfer, data preparation, CPU framework; ``idle`` when
+nothing runs) -- so the categories sum to the end-to-end latency by construction, and the
+accelerator's share is the fraction of time at least one accelerator computes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...outputs import save_figure, write_csv, write_json
+from .energy import EnergyBreakdown, energy_breakdown
+
+__all__ = ["CATEGORIES", "TransferTotals", "OperatorRecord", "SocResult", "attribute",
+           "build_result"]
+
+#: Latency categories, highest priority first (see the module docstring).
+CATEGORIES: tuple[str, ...] = ("accelerator_compute", "data_transfer", "data_prep",
+                               "cpu_framework", "idle")
+_COLORS = {"accelerator_compute": "#2ca02c", "data_transfer": "#1f77b4", "data_prep": "#ff7f0e",
+           "cpu_framework": "#d62728", "idle": "#c7c7c7"}
+
+
+@dataclass
+class TransferTotals:
+    """Bytes moved between host memory and the scratchpads, by tensor class and port."""
+
+    input_bytes: float = 0.0
+    weight_bytes: float = 0.0
+    output_bytes: float = 0.0
+    dram_bytes: float = 0.0
+    acp_bytes: float = 0.0
+    transfers: int = 0
+
+    def add(self, tensor_class: str, policy: str, nbytes: float) -> None:
+        if tensor_class == "input":
+            self.input_bytes += nbytes
+        elif tensor_class == "weight":
+            self.weight_bytes += nbytes
+        else:
+            self.output_bytes += nbytes
+        if policy == "acp":
+            self.acp_bytes += nbytes
+        else:
+            self.dram_bytes += nbytes
+        self.transfers += 1
+
+    @property
+    def total_bytes(self) -> float:
+        return self.input_bytes + self.weight_bytes + self.output_bytes
+
+
+@dataclass(frozen=True)
+class OperatorRecord:
+    """One operator's place on the timeline and its latency breakdown (seconds)."""
+
+    index: int
+    name: str
+    kind: str
+    target: str
+    start_s: float
+    end_s: float
+    tiles: int
+    jobs: int
+    macs: int
+    breakdown_s: dict[str, float]
+
+    @property
+    def latency_s(self) -> float:
+        return self.end_s - self.start_s
+
+    def row(self) -> dict[str, Any]:
+        return {"index": self.index, "name": self.name, "kind": self.kind, "target": self.target,
+                "start_s": self.start_s, "end_s": self.end_s, "latency_s": self.latency_s,
+                "tiles": self.tiles, "jobs": self.jobs, "macs": self.macs,
+                **{f"{c}_s": v for c, v in self.breakdown_s.items()}}
+
+
+def attribute(intervals: list[tuple[float, float, str, int]], end_s: float,
+              op_starts: list[float]) -> tuple[dict[str, float], np.ndarray]:
+    """Attribute ``[0, end_s]`` to :data:`CATEGORIES` by priority.
+
+    Returns the total per category and an ``(operators, categories)`` array of the same per
+    operator (a segment belongs to the operator whose window contains it).
+    """
+    ncat = len(CATEGORIES)
+    nops = max(len(op_starts), 1)
+    if end_s <= 0:
+        return {c: 0.0 for c in CATEGORIES}, np.zeros((nops, ncat))
+    arr = np.array([(s, e, CATEGORIES.index(c)) for s, e, c, _ in intervals], float) \
+        if intervals else np.zeros((0, 3))
+    bounds = np.unique(np.concatenate([arr[:, 0], arr[:, 1], [0.0, end_s]]))
+    seg = np.diff(bounds)
+    label = np.full(len(seg), ncat - 1)
+    for ci in range(ncat - 2, -1, -1):  # lowest priority first; higher ones overwrite
+        sel = arr[arr[:, 2] == ci]
+        if not len(sel):
+            continue
+        delta = np.zeros(len(bounds))
+        np.add.at(delta, np.searchsorted(bounds, sel[:, 0]), 1)
+        np.add.at(delta, np.searchsorted(bounds, sel[:, 1]), -1)
+        covered = np.cumsum(delta)[:-1] > 0
+        label[covered] = ci
+    totals = np.bincount(label, weights=seg, minlength=ncat)
+    op_of = np.clip(np.searchsorted(np.asarray(op_starts or [0.0]), bounds[:-1], side="right")
+                    - 1, 0, nops - 1)
+    per_op = np.bincount(op_of * ncat + label, weights=seg, minlength=nops * ncat)
+    return ({c: float(totals[i]) for i, c in enumerate(CATEGORIES)},
+            per_op.reshape(nops, ncat))
+
+
+@dataclass
+class SocResult:
+    """The outcome of :func:`~archsim.sim.soc.simulate`.
+
+    Attributes
+    ----------
+    latency_s
+        End-to-end latency of one inference.
+    breakdown_s
+        Seconds per category of :data:`CATEGORIES`; sums to ``latency_s``.
+    operators
+        Per-operator timeline and breakdown.
+    timeline
+        Every busy interval ``(resource, category, op_index, start_s, end_s)``.
+    transfers
+        Bytes moved by tensor class and port.
+    energy
+        Energy per component (:mod:`~archsim.sim.soc.energy`).
+    carbon
+        Carbon breakdown (``None`` until :func:`~archsim.sim.soc.carbon.add_carbon`).
+    """
+
+    soc: str
+    workload: str
+    accelerators: int
+    latency_s: float
+    breakdown_s: dict[str, float]
+    operators: list[OperatorRecord]
+    timeline: list[tuple[str, str, int, float, float]] = field(repr=False)
+    transfers: TransferTotals
+    energy: EnergyBreakdown
+    macs: int
+    events: int
+    wall_time_s: float
+    carbon: dict[str, float] | None = None
+    assumptions: list[str] = field(default_factory=list)
+
+    @property
+    def breakdown_fraction(self) -> dict[str, float]:
+        return {c: (v / self.latency_s if self.latency_s else 0.0)
+                for c, v in self.breakdown_s.items()}
+
+    @property
+    def accelerator_share(self) -> float:
+        """Fraction of the end-to-end latency during which an accelerator computes."""
+        return self.breakdown_fraction["accelerator_compute"]
+
+    @property
+    def events_per_s(self) -> float:
+        return self.events / self.wall_time_s if self.wall_time_s > 0 else float("inf")
+
+    def summary(self) -> dict[str, Any]:
+        """Scalar figures (one table row)."""
+        return {"soc": self.soc, "workload": self.workload, "accelerators": self.accelerators,
+                "latency_s": self.latency_s,
+                **{f"{c}_s": v for c, v in self.breakdown_s.items()},
+                "accelerator_share": self.accelerator_share, "macs": self.macs,
+                "bytes_moved": self.transfers.total_bytes, "energy_j": self.energy.total_j,
+                **({"carbon_total_kg": self.carbon["total_kg"]} if self.carbon else {}),
+                "events": self.events, "wall_time_s": self.wall_time_s}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"summary": self.summary(), "breakdown_s": self.breakdown_s,
+                "breakdown_fraction": self.breakdown_fraction,
+                "transfers": {**asdict(self.transfers),
+                              "total_bytes": self.transfers.total_bytes},
+                "energy_j": self.energy.as_dict(), "carbon": self.carbon,
+                "operators": [o.row() for o in self.operators],
+                "assumptions": self.assumptions}
+
+    # -- export ---------------------------------------------------------------------------
+    def write(self, out_dir: str | Path, *, plots: bool = True) -> list[Path]:
+        """Write ``result.json``, ``operators.csv``, ``timeline.csv``, ``breakdown.csv`` and
+        (with ``plots``) ``gantt.png`` and ``breakdown.png`` to ``out_dir``."""
+        out = Path(out_dir)
+        files = [write_json(out / "result.json", self.to_dict()),
+                 write_csv(out / "operators.csv", [o.row() for o in self.operators]),
+                 write_csv(out / "timeline.csv",
+                           [{"resource": r, "category": c, "op_index": i, "start_s": s,
+                             "end_s": e} for r, c, i, s, e in self.timeline],
+                           columns=["resource", "category", "op_index", "start_s", "end_s"]),
+                 write_csv(out / "breakdown.csv",
+                           [{"category": c, "seconds": v, "fraction": self.breakdown_fraction[c]}
+                            for c, v in self.breakdown_s.items()])]
+        if plots:
+            files.append(self.plot_gantt(out / "gantt.png"))
+            files.append(self.plot_breakdown(out / "breakdown.png"))
+        return files
+
+    def plot_gantt(self, path: str | Path, *, max_operators: int | None = None) -> Path:
+        """A Gantt chart: one row per resource, bars coloured by category."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.patches import Patch
+
+        rows = sorted({r for r, *_ in self.timeline},
+                      key=lambda r: (not r.startswith("cpu"), r.startswith("acc"), r))
+        limit = None
+        if max_operators is not None and len(self.operators) > max_operators:
+            limit = self.operators[max_operators - 1].end_s
+        fig, ax = plt.subplots(figsize=(12, 1.2 + 0.45 * len(rows)))
+        for yi, res in enumerate(rows):
+            for cat in CATEGORIES[:-1]:
+                bars = [(s * 1e3, (e - s) * 1e3) for r, c, _, s, e in self.timeline
+                        if r == res and c == cat and (limit is None or s <= limit)]
+                if bars:
+                    ax.broken_barh(bars, (yi - 0.4, 0.8), facecolors=_COLORS[cat],
+                                   linewidth=0)
+        ax.set_yticks(range(len(rows)), rows)
+        ax.set_xlabel("time (ms)")
+        ax.set_title(f"{self.workload} on {self.soc}: {self.latency_s * 1e3:.3f} ms")
+        ax.legend(handles=[Patch(color=_COLORS[c], label=c) for c in CATEGORIES[:-1]],
+                  loc="upper right", fontsize=8)
+        fig.tight_layout()
+        path = save_figure(fig, path)
+        plt.close(fig)
+        return path
+
+    def plot_breakdown(self, path: str | Path) -> Path:
+        """Overall latency breakdown, energy breakdown and per-operator stacked bars."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, (ax0, ax_e, ax1) = plt.subplots(3, 1, figsize=(12, 9),
+                                             gridspec_kw={"height_ratios": [1, 1, 3]})
+        left = 0.0
+        for c in CATEGORIES:
+            v = self.breakdown_s[c] * 1e3
+            ax0.barh([0], [v], left=left, color=_COLORS[c],
+                     label=f"{c} {self.breakdown_fraction[c]:.0%}")
+            left += v
+        ax0.set_yticks([])
+        ax0.set_xlabel("end-to-end latency (ms)")
+        ax0.legend(ncol=5, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 1.45))
+        energy = {k: v for k, v in self.energy.as_dict().items() if k != "total_j"}
+        left = 0.0
+        cmap = plt.get_cmap("tab10")
+        for i, (k, v) in enumerate(energy.items()):
+            ax_e.barh([0], [v * 1e3], left=left, color=cmap(i),
+                      label=f"{k.removesuffix('_j')} {v / self.energy.total_j:.0%}")
+            left += v * 1e3
+        ax_e.set_yticks([])
+        ax_e.set_xlabel("energy (mJ)")
+        ax_e.legend(ncol=7, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 1.5))
+        x = np.arange(len(self.operators))
+        bottom = np.zeros(len(x))
+        for c in CATEGORIES:
+            vals = np.array([o.breakdown_s[c] * 1e3 for o in self.operators])
+            ax1.bar(x, vals, bottom=bottom, color=_COLORS[c], width=1.0)
+            bottom += vals
+        ax1.set_xlabel("operator (topological order)")
+        ax1.set_ylabel("latency (ms)")
+        ax1.set_title(f"{self.workload} on {self.soc} ({self.accelerators} accelerator(s))")
+        fig.tight_layout()
+        path = save_figure(fig, path)
+        plt.close(fig)
+        return path
+
+
+def build_result(*, config: Any, graph: Any, plans: list[Any], servers: list[Any],
+                 op_windows: list[tuple[float, float]], totals: TransferTotals, macs: int,
+                 vector_ops: float, spad_bytes: float, events: int, wall_time_s: float,
+                 accelerators: int) -> SocResult:
+    """Assemble a :class:`SocResult` from a finished simulation (used by the engine)."""
+    intervals = [iv for srv in servers for iv in srv.intervals]
+    end_s = op_windows[-1][1] if op_windows else 0.0
+    starts = [w[0] for w in op_windows]
+    totals_s, per_op = attribute(intervals, end_s, starts)
+    ops = []
+    for i, (plan, (s, e)) in enumerate(zip(plans, op_windows, strict=True)):
+        ops.append(OperatorRecord(
+            index=i, name=plan.op_name, kind=plan.kind, target=plan.target, start_s=s, end_s=e,
+            tiles=plan.num_tiles, jobs=len(plan.jobs),
+            macs=sum(st.macs for j in plan.jobs for st in j.steps),
+            breakdown_s={c: float(per_op[i, k]) for k, c in enumerate(CATEGORIES)}))
+    timeline = [(srv.name, c, i, s, e) for srv in servers for s, e, c, i in srv.intervals]
+    cpu_busy = sum(e - s for srv in servers if srv.name.startswith("cpu")
+                   for s, e, _, _ in srv.intervals)
+    energy = energy_breakdown(config, macs=macs, vector_ops=vector_ops,
+                              spad_bytes=spad_bytes + totals.total_bytes,
+                              dram_bytes=totals.dram_bytes, acp_bytes=totals.acp_bytes,
+                              cpu_busy_s=cpu_busy, latency_s=end_s)
+    from .energy import node_scale
+
+    assumptions = [
+        "operators run one after another in topological order (single-batch inference)",
+        "latency categories by priority: accelerator compute > data transfer > data prep > "
+        "CPU framework > idle",
+        f"energy: Horowitz ISSCC 2014 45 nm figures scaled by {node_scale(config):.3g} to "
+        f"{config.soc.technology_nm} nm / {config.soc.voltage_v} V",
+    ]
+    return SocResult(soc=config.soc.name, workload=graph.name, accelerators=accelerators,
+                     latency_s=end_s, breakdown_s=totals_s, operators=ops, timeline=timeline,
+                     transfers=totals, energy=energy, macs=int(macs), events=events,
+                     wall_time_s=wall_time_s, assumptions=assumptions)

@@ -1,0 +1,331 @@
+"""SMAUG-style tiling of operators into an accelerator's three scratchpads.
+
+Every accelerated operator becomes a loop nest over *jobs* (independent output tiles, the unit
+dispatched round-robin across the accelerator pool) and, inside a job, *steps* (blocks of the
+reduction dimension accumulated in the output scratchpad). As in SMAUG, the tiler searches
+the legal tilings -- input, weight and output tiles each fit their scratchpad -- for the one
+with the largest total tile size (ties: fewer tiles, then larger reduction blocks).
+
+Convolutions (NCHW, weights KCRS) tile output rows ``h`` (the input tile keeps the halo
+rows), input channels ``c`` and output channels ``k``; loops run ``n, g, h, k`` (jobs) then
+``c`` (steps). Matmuls ``[m, k] x [k, n]`` tile ``m``, ``k`` and ``n`` the same way;
+recurrent layers run their per-step matmul ``steps`` times in sequence. Element-wise,
+pooling, normalization and softmax operators are cut into element blocks for the vector unit;
+reshapes and embeddings run on the CPU.
+
+Tiles carry *keys*: a tile whose key equals the one resident in that accelerator's scratchpad
+is not loaded again (SMAUG's tile reuse).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ...compilers.graph import Operator
+from ...errors import ConfigError
+from .config import ScratchpadConfig
+
+__all__ = ["Step", "Job", "OperatorPlan", "LoopTiling", "plan_operator", "best_tiling",
+           "CPU_KINDS", "VECTOR_KINDS"]
+
+#: Operator kinds run on the CPU (they move bytes, compute nothing on an accelerator).
+CPU_KINDS = frozenset({"data_movement", "embedding"})
+#: Operator kinds run on the accelerator's vector unit.
+VECTOR_KINDS = frozenset({"pool", "elementwise", "activation", "norm", "softmax", "reduce"})
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One reduction block of a job: what it loads (unless resident) and what it computes.
+
+    ``gemm`` is the step's ``(m, k, n)`` matmul shape (convolutions as implicit im2col:
+    ``m`` output pixels, ``k = c * kh * kw``, ``n`` output channels); ``conv`` the
+    ``(pixels, c, k, kh * kw)`` shape the SMV dataflow needs; ``vector_ops`` the work of a
+    vector step.
+    """
+
+    input_key: tuple
+    input_bytes: float
+    weight_key: tuple | None
+    weight_bytes: float
+    macs: int
+    gemm: tuple[int, int, int] | None = None
+    conv: tuple[int, int, int, int] | None = None
+    vector_ops: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """An independent output tile: its steps run on one accelerator, then the output is stored."""
+
+    steps: tuple[Step, ...]
+    output_bytes: float
+    group: int = 0
+
+
+@dataclass(frozen=True)
+class LoopTiling:
+    """Block sizes of a 3-loop tiling (rows, reduction, columns) and their counts."""
+
+    rows: int
+    reduction: int
+    cols: int
+    n_rows: int
+    n_reduction: int
+    n_cols: int
+    total_tile_elements: int
+
+
+@dataclass(frozen=True)
+class OperatorPlan:
+    """How one operator runs: on the ``"cpu"``, or as ``jobs`` on the accelerators.
+
+    With ``sequential``, the jobs of group ``g + 1`` depend on those of group ``g`` (the time
+    steps of a recurrent layer); otherwise every job is independent.
+    """
+
+    op_name: str
+    kind: str
+    target: str
+    jobs: tuple[Job, ...]
+    tiling: LoopTiling | None
+    prep_bytes: float
+    output_bytes: float
+    cpu_bytes: float = 0.0
+    sequential: bool = False
+
+    @property
+    def num_groups(self) -> int:
+        return (self.jobs[-1].group + 1) if self.jobs else 0
+
+    @property
+    def num_tiles(self) -> int:
+        return sum(len(j.steps) for j in self.jobs)
+
+
+def _candidates(size: int) -> np.ndarray:
+    """Distinct block sizes ``ceil(size / j)``: every block count a tiling can have."""
+    j = np.arange(1, size + 1)
+    return np.unique(-(-size // j))
+
+
+@lru_cache(maxsize=4096)
+def best_tiling(*, rows: int, reduction: int, cols: int, in_per_row: int, in_fixed_rows: int,
+                w_per: int, out_per_row: int, in_cap: int, w_cap: int, out_cap: int,
+                row_stride: int = 1) -> LoopTiling | None:
+    """The legal 3-loop tiling with the largest total tile size (elements), or ``None``.
+
+    Tile footprints (elements), for ``r`` rows, ``c`` reduction and ``k`` columns:
+    input ``c * ((r - 1) * row_stride + in_fixed_rows) * in_per_row``, weight ``k * c * w_per``,
+    output ``k * r * out_per_row``. A matmul uses ``in_per_row = 1``, ``in_fixed_rows = 1``,
+    ``row_stride = 1``, ``w_per = 1``, ``out_per_row = 1``.
+
+    The search is exact: the total grows with ``k``, so for every ``(r, c)`` the best ``k`` is
+    the largest one the weight and output scratchpads allow; every ``r`` and ``c`` is tried
+    (when ``rows * reduction`` exceeds 4M pairs, only the block sizes ``ceil(size / j)`` are,
+    to bound memory). Ties go to fewer tiles, then to the larger reduction block.
+    """
+    if rows * reduction <= (1 << 22):
+        r = np.arange(1, rows + 1)[:, None]
+        c = np.arange(1, reduction + 1)[None, :]
+    else:
+        r = _candidates(rows)[:, None]
+        c = _candidates(reduction)[None, :]
+    in_el = c * ((r - 1) * row_stride + in_fixed_rows) * in_per_row
+    k = np.minimum(np.minimum(cols, w_cap // (c * w_per)), out_cap // (r * out_per_row))
+    ok = (in_el <= in_cap) & (k >= 1)
+    if not ok.any():
+        return None
+    k = np.maximum(k, 1)
+    total = np.where(ok, in_el + k * c * w_per + k * r * out_per_row, -1)
+    ntiles = (-(-rows // r)) * (-(-reduction // c)) * (-(-cols // k))
+    shape = total.shape
+    flat_total = total.ravel()
+    tiles_b = ntiles.ravel()
+    c_b = np.broadcast_to(c, shape).ravel()
+    idx = np.lexsort((-c_b, tiles_b, -flat_total))[0]
+    i, j = np.unravel_index(idx, shape)
+    rr, cc, kk = int(r[i, 0]), int(c[0, j]), int(k[i, j])
+    return LoopTiling(rr, cc, kk, -(-rows // rr), -(-reduction // cc), -(-cols // kk),
+                      int(flat_total[idx]))
+
+
+def _blocks(size: int, block: int) -> list[tuple[int, int]]:
+    return [(s, min(block, size - s)) for s in range(0, size, block)]
+
+
+def _no_tiling(op: Operator, spads: ScratchpadConfig) -> ConfigError:
+    return ConfigError(
+        f"operator '{op.name}' ({op.kind}) has no tiling that fits scratchpads of "
+        f"{spads.input_elements}/{spads.weight_elements}/{spads.output_elements} elements",
+        field="accelerators.scratchpads")
+
+
+def _plan_conv(op: Operator, spads: ScratchpadConfig, eb: float) -> OperatorPlan:
+    a = op.attrs
+    n, g = a["batch"], a["groups"]
+    cin, cout = a["in_channels"] // g, a["out_channels"] // g
+    kh, kw, s, dil = a["kernel_h"], a["kernel_w"], a["stride"], a["dilation"]
+    oh, ow = a["out_h"], a["out_w"]
+    pad = a["padding"]
+    in_w = a["in_w"] + pad[2] + pad[3]
+    eff_kh = dil * (kh - 1) + 1
+    t = best_tiling(rows=oh, reduction=cin, cols=cout, in_per_row=in_w, in_fixed_rows=eff_kh,
+                    w_per=kh * kw, out_per_row=ow, in_cap=spads.input_elements,
+                    w_cap=spads.weight_elements, out_cap=spads.output_elements, row_stride=s)
+    if t is None:
+        raise _no_tiling(op, spads)
+    in_h_pad = a["in_h"] + pad[0] + pad[1]
+    jobs: list[Job] = []
+    prep = 0.0
+    for b in range(n):
+        for gi in range(g):
+            for h0, hs in _blocks(oh, t.rows):
+                rows_in = min((hs - 1) * s + eff_kh, in_h_pad - h0 * s)
+                for k0, ks in _blocks(cout, t.cols):
+                    steps = []
+                    for c0, cs in _blocks(cin, t.reduction):
+                        steps.append(Step(
+                            input_key=(op.name, "i", b, gi, h0, c0),
+                            input_bytes=cs * rows_in * in_w * eb,
+                            weight_key=(op.name, "w", gi, k0, c0),
+                            weight_bytes=ks * cs * kh * kw * eb,
+                            macs=hs * ow * cs * kh * kw * ks,
+                            gemm=(hs * ow, cs * kh * kw, ks),
+                            conv=(hs * ow, cs, ks, kh * kw)))
+                    jobs.append(Job(tuple(steps), output_bytes=ks * hs * ow * eb))
+    # The CPU tiles every distinct input and weight tile once (SMAUG's tiled tensors).
+    seen: set[tuple] = set()
+    for job in jobs:
+        for st in job.steps:
+            for key, nbytes in ((st.input_key, st.input_bytes), (st.weight_key, st.weight_bytes)):
+                if key not in seen:
+                    seen.add(key)
+                    prep += nbytes
+    out_bytes = sum(j.output_bytes for j in jobs)
+    return OperatorPlan(op.name, op.kind, "accelerator", tuple(jobs), t, prep, out_bytes)
+
+
+def _plan_gemm(op: Operator, spads: ScratchpadConfig, eb: float, *, m: int, k: int, n: int,
+               repeats: int, sequential: bool, extra_vector_ops: float,
+               shared_weight: bool = True, tag: str = "") -> OperatorPlan:
+    t = best_tiling(rows=m, reduction=k, cols=n, in_per_row=1, in_fixed_rows=1, w_per=1,
+                    out_per_row=1, in_cap=spads.input_elements, w_cap=spads.weight_elements,
+                    out_cap=spads.output_elements)
+    if t is None:
+        raise _no_tiling(op, spads)
+    jobs: list[Job] = []
+    seen: set[tuple] = set()
+    prep = 0.0
+    per_job_vec = extra_vector_ops / max(repeats * t.n_rows * t.n_cols, 1)
+    for rep in range(repeats):
+        for m0, ms in _blocks(m, t.rows):
+            for n0, ns in _blocks(n, t.cols):
+                steps = []
+                blocks = _blocks(k, t.reduction)
+                for i, (k0, ks) in enumerate(blocks):
+                    st = Step(input_key=(op.name + tag, "i", rep, m0, k0), input_bytes=ms * ks * eb,
+                              weight_key=(op.name + tag, "w", 0 if shared_weight else rep, n0,
+                                          k0),
+                              weight_bytes=ks * ns * eb,
+                              macs=ms * ks * ns, gemm=(ms, ks, ns), conv=(ms, ks, ns, 1),
+                              vector_ops=per_job_vec if i == len(blocks) - 1 else 0.0)
+                    steps.append(st)
+                    for key, nb in ((st.input_key, st.input_bytes),
+                                    (st.weight_key, st.weight_bytes)):
+                        if key not in seen:
+                            seen.add(key)
+                            prep += nb
+                jobs.append(Job(tuple(steps), output_bytes=ms * ns * eb, group=rep))
+    out_bytes = sum(j.output_bytes for j in jobs)
+    return OperatorPlan(op.name, op.kind, "accelerator", tuple(jobs), t, prep, out_bytes,
+                        sequential=sequential)
+
+
+def _plan_vector(op: Operator, spads: ScratchpadConfig, eb: float) -> OperatorPlan:
+    acts = [t for t in op.inputs if t.role != "weight"]
+    out_el = sum(t.numel for t in op.outputs)
+    in_el = acts[0].numel if acts else out_el
+    second_el = sum(t.numel for t in acts[1:])
+    # Output elements per block such that the (first) input fits the input scratchpad, a
+    # second operand the weight scratchpad and the result the output scratchpad.
+    ratio_in = in_el / out_el if out_el else 1.0
+    ratio_w = second_el / out_el if out_el else 0.0
+    cap = spads.output_elements
+    cap = min(cap, int(spads.input_elements / ratio_in)) if ratio_in > 0 else cap
+    if ratio_w > 0:
+        cap = min(cap, int(spads.weight_elements / ratio_w))
+    if cap < 1 or out_el == 0:
+        raise _no_tiling(op, spads)
+    jobs = []
+    flops_per_el = op.flops / out_el
+    for i, (_, es) in enumerate(_blocks(out_el, cap)):
+        steps = (Step(input_key=(op.name, "i", i), input_bytes=es * ratio_in * eb,
+                      weight_key=(op.name, "w", i) if ratio_w else None,
+                      weight_bytes=es * ratio_w * eb, macs=0, vector_ops=es * flops_per_el),)
+        jobs.append(Job(steps, output_bytes=es * eb))
+    prep = sum(s.input_bytes + s.weight_bytes for j in jobs for s in j.steps)
+    return OperatorPlan(op.name, op.kind, "accelerator", tuple(jobs), None, prep,
+                        out_el * eb)
+
+
+def _plan_attention(op: Operator, spads: ScratchpadConfig, eb: float) -> OperatorPlan:
+    """Fused attention as its two batched GEMMs per head, ``Q K^T`` then ``P V``, with the
+    softmax on the vector unit; without shape attributes, one GEMM of ``flops / 2`` MACs."""
+    a = op.attrs
+    if all(key in a for key in ("batch", "heads", "head_dim", "q_len", "kv_len")):
+        reps = a["batch"] * a["heads"]
+        scores = _plan_gemm(op, spads, eb, m=a["q_len"], k=a["head_dim"], n=a["kv_len"],
+                            repeats=reps, sequential=False,
+                            extra_vector_ops=float(a.get("softmax_flops", 0.0)),
+                            shared_weight=False, tag=".qk")
+        context = _plan_gemm(op, spads, eb, m=a["q_len"], k=a["kv_len"], n=a["head_dim"],
+                             repeats=reps, sequential=False, extra_vector_ops=0.0,
+                             shared_weight=False, tag=".pv")
+        return OperatorPlan(op.name, op.kind, "accelerator", scores.jobs + context.jobs,
+                            scores.tiling, scores.prep_bytes + context.prep_bytes,
+                            scores.output_bytes + context.output_bytes)
+    macs = max(int(op.flops // 2), 1)
+    side = max(int(round(macs ** (1 / 3))), 1)
+    return _plan_gemm(op, spads, eb, m=side, k=side, n=max(macs // (side * side), 1),
+                      repeats=1, sequential=False, extra_vector_ops=0.0)
+
+
+def plan_operator(op: Operator, spads: ScratchpadConfig) -> OperatorPlan:
+    """Tile ``op`` into ``spads``; element sizes are the scratchpads' ``element_bytes``.
+
+    Raises
+    ------
+    ConfigError
+        No tiling fits the scratchpads.
+    """
+    eb = float(spads.element_bytes)
+    if op.kind in CPU_KINDS:
+        nbytes = op.output_bytes
+        return OperatorPlan(op.name, op.kind, "cpu", (), None, 0.0, 0.0, cpu_bytes=nbytes)
+    if op.kind == "conv2d":
+        return _plan_conv(op, spads, eb)
+    if op.kind == "matmul":
+        a = op.attrs
+        # A batched product of two activations (attention scores) has a B operand per batch
+        # element; a layer's weight is one tensor shared by every row block.
+        shared = len(op.inputs) > 1 and op.inputs[1].role == "weight"
+        return _plan_gemm(op, spads, eb, m=a["m"], k=a["k"], n=a["n"],
+                          repeats=a.get("batch", 1), sequential=False, extra_vector_ops=0.0,
+                          shared_weight=shared)
+    if op.kind == "recurrent":
+        a = op.attrs
+        return _plan_gemm(op, spads, eb, m=a["m"], k=a["k"], n=a["n"],
+                          repeats=a["steps"] * a["directions"], sequential=True,
+                          extra_vector_ops=a["pointwise_flops"])
+    if op.kind == "attention":
+        return _plan_attention(op, spads, eb)
+    if op.kind in VECTOR_KINDS:
+        return _plan_vector(op, spads, eb)
+    raise ConfigError(f"operator '{op.name}' has kind '{op.kind}' the SoC simulator cannot map",
+                      field="kind", allowed=sorted(CPU_KINDS | VECTOR_KINDS |
+                                                   {"conv2d", "matmul", "recurrent",
+                                                    "attention"}))

@@ -1,0 +1,122 @@
+"""SoC descriptions: the shipped files load; bad input names file, field and allowed values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archsim.errors import ConfigError
+from archsim.sim.soc import SoCConfig, load_soc_config
+
+CONFIGS = Path(__file__).resolve().parents[1] / "soc_configs"
+
+BASE = """
+[[accelerators]]
+kind = "smv"
+"""
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "soc.toml"
+    p.write_text(text)
+    return p
+
+
+def test_shipped_smaug_baseline_is_smaug_smv():
+    cfg = load_soc_config(CONFIGS / "smaug_baseline.toml")
+    acc = cfg.accelerators[0]
+    assert (acc.kind, acc.pes, acc.macs_per_pe, acc.count) == ("smv", 8, 32, 1)
+    sp = acc.scratchpads
+    assert (sp.input_elements, sp.weight_elements, sp.output_elements) == (32768,) * 3
+    assert cfg.host_memory.policy("input") == "dma"
+    assert cfg.cpu.data_prep_threads == 1
+
+
+def test_shipped_systolic_soc():
+    cfg = load_soc_config(CONFIGS / "systolic_soc.toml")
+    assert cfg.accelerators[0].kind == "systolic"
+    assert cfg.accelerators[0].macs_per_cycle == 16 * 16
+
+
+def test_bad_kind_names_file_field_and_allowed(tmp_path):
+    p = _write(tmp_path, '[[accelerators]]\nkind = "tpu"\n')
+    with pytest.raises(ConfigError) as exc:
+        load_soc_config(p)
+    e = exc.value
+    assert e.file == str(p)
+    assert e.field == "accelerators[0].kind"
+    assert sorted(e.allowed) == ["model", "smv", "systolic"]
+    assert str(p) in str(e) and "accelerators[0].kind" in str(e) and "'systolic'" in str(e)
+
+
+def test_bad_policy_and_dataflow(tmp_path):
+    p = _write(tmp_path, BASE + '[host_memory]\nweights = "cache"\n')
+    with pytest.raises(ConfigError) as exc:
+        load_soc_config(p)
+    assert exc.value.field == "host_memory.weights"
+    assert sorted(exc.value.allowed) == ["acp", "dma"]
+    p = _write(tmp_path, '[[accelerators]]\nkind = "systolic"\ndataflow = "is"\n')
+    with pytest.raises(ConfigError) as exc:
+        load_soc_config(p)
+    assert exc.value.field == "accelerators[0].dataflow"
+    assert sorted(exc.value.allowed) == ["os", "ws"]
+
+
+def test_unknown_field_lists_allowed(tmp_path):
+    p = _write(tmp_path, BASE + "[dram]\nbandwith_bytes_per_s = 1e9\n")
+    with pytest.raises(ConfigError) as exc:
+        load_soc_config(p)
+    assert exc.value.field == "dram.bandwith_bytes_per_s"
+    assert "bandwidth_bytes_per_s" in exc.value.allowed
+    assert "unknown field" in str(exc.value)
+
+
+def test_nested_unknown_field(tmp_path):
+    p = _write(tmp_path, BASE + "[accelerators.scratchpads]\ninputs = 3\n")
+    with pytest.raises(ConfigError) as exc:
+        load_soc_config(p)
+    assert exc.value.field == "accelerators[0].scratchpads.inputs"
+    assert "input_elements" in exc.value.allowed
+
+
+def test_missing_accelerators_and_negative_value(tmp_path):
+    with pytest.raises(ConfigError) as exc:
+        load_soc_config(_write(tmp_path, "[cpu]\ncores = 2\n"))
+    assert exc.value.field == "accelerators" and "missing" in str(exc.value)
+    with pytest.raises(ConfigError) as exc:
+        load_soc_config(_write(tmp_path, BASE + "[dram]\nbandwidth_bytes_per_s = -1\n"))
+    assert exc.value.field == "dram.bandwidth_bytes_per_s"
+
+
+def test_threads_beyond_cores(tmp_path):
+    with pytest.raises(ConfigError) as exc:
+        load_soc_config(_write(tmp_path, BASE + "[cpu]\ncores = 2\ndata_prep_threads = 4\n"))
+    assert exc.value.field == "cpu"
+    assert "data_prep_threads (4) exceeds cores (2)" in str(exc.value)
+
+
+def test_mixed_scratchpads_rejected(tmp_path):
+    text = BASE + '[[accelerators]]\nkind = "systolic"\n[accelerators.scratchpads]\n' \
+        "input_elements = 16\n"
+    with pytest.raises(ConfigError, match="same scratchpads"):
+        load_soc_config(_write(tmp_path, text))
+
+
+def test_unreadable_and_invalid_toml(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read SoC description") as exc:
+        load_soc_config(tmp_path / "nope.toml")
+    assert exc.value.file == str(tmp_path / "nope.toml")
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        load_soc_config(_write(tmp_path, "[[accelerators]\n"))
+
+
+def test_with_changes_validates():
+    cfg = SoCConfig.from_dict({"accelerators": [{"kind": "smv"}]})
+    c2 = cfg.with_changes(accelerators=4, policy="acp", threads=8)
+    assert c2.accelerators[0].count == 4
+    assert c2.host_memory.policy("weight") == "acp"
+    assert c2.cpu.data_prep_threads == 8 and c2.cpu.cores >= 8
+    with pytest.raises(ConfigError) as exc:
+        cfg.with_changes(accelerators=0)
+    assert exc.value.field == "accelerators[0].count"
