@@ -63,7 +63,6 @@ def test_verilog_to_stdout_and_file(capsys, tmp_path):
 
 
 def test_verilog_of_the_systolic_array(tmp_path):
-    pytest.importorskip("archsim.hw.systolic")
     out = tmp_path / "sa.v"
     assert main(["rtl", "verilog", "archsim.hw.systolic:SystolicArray", "--param", "rows=4",
                  "--param", "cols=4", "-o", str(out)]) == 0
@@ -107,7 +106,6 @@ def test_sim_command_json_and_npz(capsys, tmp_path):
 
 @pytest.mark.slow
 def test_area_command(capsys):
-    pytest.importorskip("archsim.hw.synth")
     assert main(["rtl", "area", COUNTER, "--param", "width=4", "--no-fpga"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"flip-flops\s*│\s*4\s*│", out)  # a 4-bit counter is 4 flip-flops
@@ -117,7 +115,6 @@ def test_area_command(capsys):
 
 @pytest.mark.slow
 def test_demo_small_array(rtl_cache, capsys):
-    pytest.importorskip("archsim.sim.matmul")
     figures = run_demo(size=2, seed=3, area=True)
     out = capsys.readouterr().out
     assert "product matches numpy" in out
