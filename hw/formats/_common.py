@@ -1,0 +1,67 @@
+"""Helpers shared by the format datapaths: argument checks and small Amaranth building blocks."""
+
+from __future__ import annotations
+
+from amaranth.hdl import Cat, Const, Mux, Shape, Value
+
+__all__ = ["check_int", "check_bool", "silence_unused", "range_shape", "float_fields",
+           "float_significand", "balanced_sum"]
+
+
+def silence_unused(component: object) -> None:
+    """Mark a component whose constructor failed, so Amaranth does not warn it was never used."""
+    component._MustUse__silence = True  # type: ignore[attr-defined]
+
+
+def check_int(name: str, value: object, low: int, high: int) -> int:
+    """Return ``value`` if it is an ``int`` in ``low..high`` (``bool`` rejected), else raise."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be in {low}..{high}, not {value}")
+    return value
+
+
+def check_bool(name: str, value: object) -> bool:
+    """Return ``value`` if it is a ``bool``, else raise ``TypeError``."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, not {value!r}")
+    return value
+
+
+def range_shape(low: int, high: int) -> Shape:
+    """The narrowest shape holding every integer in ``low..high`` (signed if ``low < 0``)."""
+    return Shape.cast(range(low, high + 1))
+
+
+def float_fields(code: Value, exp_bits: int, man_bits: int) -> tuple[Value, Value, Value]:
+    """Split a sign / exponent / mantissa bit pattern into its three fields."""
+    sign = code[exp_bits + man_bits]
+    exp_field = code[man_bits:man_bits + exp_bits]
+    man_field = code[:man_bits] if man_bits else Const(0, 0)
+    return sign, exp_field, man_field
+
+
+def float_significand(exp_field: Value, man_field: Value, man_bits: int) -> tuple[Value, Value]:
+    """``(sig, shift)`` with value = ``sig * 2**shift`` in units of the smallest subnormal.
+
+    Normal numbers (exponent field ``E >= 1``) have ``sig = 2**m + M`` and ``shift = E - 1``;
+    subnormals (``E = 0``) have ``sig = M`` and ``shift = 0``.
+    """
+    hidden = Value.cast(exp_field != 0)
+    sig = Cat(man_field, hidden)
+    shift = Mux(hidden, exp_field - 1, 0)[:len(exp_field)]
+    return sig, shift
+
+
+def balanced_sum(terms: list[Value]) -> Value:
+    """Sum ``terms`` with a balanced adder tree (log2 depth); each adder widens by one bit."""
+    if not terms:
+        return Value.cast(0)
+    level = list(terms)
+    while len(level) > 1:
+        nxt = [level[i] + level[i + 1] for i in range(0, len(level) - 1, 2)]
+        if len(level) % 2:
+            nxt.append(level[-1])
+        level = nxt
+    return level[0]
