@@ -3,8 +3,8 @@
 >>> from archsim.dsl import kernel, Int, UInt, Fixed, Array, pipeline, unroll, partition
 """
 
-from .kernel import Array, Kernel, kernel, partition, pipeline, unroll
-from .types import Fixed, HWType, HWValue, Int, UInt
+from .kernel import Array, Kernel, bounded, kernel, partition, pipeline, unroll
+from .types import Fixed, FormatType, HWType, HWValue, Int, UInt
 
-__all__ = ["kernel", "Kernel", "Int", "UInt", "Fixed", "HWType", "HWValue", "Array",
-           "pipeline", "unroll", "partition"]
+__all__ = ["kernel", "Kernel", "Int", "UInt", "Fixed", "HWType", "HWValue", "FormatType", "Array",
+           "pipeline", "unroll", "partition", "bounded"]

@@ -30,10 +30,19 @@ from typing import Any
 import numpy as np
 
 from ..errors import DSLError
-from .types import Bool, HWType, HWValue, hw_max, hw_min, is_element_type
+from .types import (
+    Bool,
+    FormatType,
+    HWType,
+    HWValue,
+    as_element_type,
+    hw_max,
+    hw_min,
+    is_element_type,
+)
 
 __all__ = ["kernel", "Kernel", "Array", "ArrayType", "pipeline", "unroll", "partition",
-           "PARTITION_KINDS"]
+           "bounded", "PARTITION_KINDS"]
 
 #: Kinds accepted by :func:`partition`.
 PARTITION_KINDS = ("cyclic", "block", "complete")
@@ -54,10 +63,10 @@ class ArrayType:
     def __call__(self) -> GoldenArray:
         """A local array inside a kernel: ``buf = Array[Int(16), 64]()``.
 
-        Zeros in the golden view; in hardware its memory is not cleared between runs, so a
-        kernel should write an element before reading it.
+        Zeros at the start of every run, in the golden view and in hardware (where each word
+        has a "written" bit cleared on ``start``: no cycles spent clearing).
         """
-        dtype = np.int64 if isinstance(self.elem, HWType) else np.float64
+        dtype = np.int64 if isinstance(self.elem, (HWType, FormatType)) else np.float64
         return GoldenArray(np.zeros(self.shape, dtype=dtype), self.elem, "<local>", self.shape)
 
 
@@ -68,6 +77,7 @@ class _ArrayFactory:
         elem, *dims = item
         if len(dims) == 1 and isinstance(dims[0], tuple):
             dims = list(dims[0])
+        elem = as_element_type(elem)
         if not is_element_type(elem):
             raise TypeError(f"Array element type must be a hardware type or number format, "
                             f"not {elem!r}")
@@ -97,9 +107,45 @@ def unroll(iterable: Iterable[int], factor: int | None = None) -> Iterable[int]:
     return iterable
 
 
+def bounded(cond: Any, max_iter: int) -> bool:
+    """``while bounded(cond, max_iter=N):`` -- a while loop with a declared iteration bound.
+
+    Plain Python: the loop runs while ``cond`` holds. In a golden run more than ``max_iter``
+    iterations raise a :class:`~archsim.errors.DSLError`; the hardware stops after
+    ``max_iter`` iterations in any case.
+    """
+    if not isinstance(max_iter, int) or isinstance(max_iter, bool) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive int, not {max_iter!r}")
+    return bool(cond)
+
+
+class _WhileGuard:
+    """Counts a golden while loop's iterations against its bound."""
+
+    __slots__ = ("rt", "line", "max_iter", "count")
+
+    def __init__(self, rt: _Runtime, line: int, max_iter: int) -> None:
+        self.rt, self.line, self.max_iter, self.count = rt, line, max_iter, 0
+
+    def test(self, cond: Any) -> bool:
+        if not cond:
+            self.rt.record_while(self.line, self.count)
+            return False
+        if self.count == self.max_iter:
+            raise DSLError(f"the while loop at line {self.line} did not finish within "
+                           f"max_iter={self.max_iter} iterations", filename=self.rt.k.filename,
+                           lineno=self.line, hint="raise max_iter, or check the loop condition")
+        self.count += 1
+        return True
+
+
 def partition(array: Any, factor: int | None = None, *, kind: str = "cyclic") -> None:
-    """Split an array into banks (``cyclic``: element ``i`` in bank ``i % factor``); a no-op
-    in the golden view."""
+    """Split an array into banks; a no-op in the golden view.
+
+    ``cyclic``: element ``i`` (flat, row-major) in bank ``i % factor`` (``factor`` a power of
+    two); ``block``: in bank ``i // (size // factor)`` (``factor`` divides the size), so each
+    access must fall in one bank known at compile time (``a[u * D + i]``, ``u`` unrolled);
+    ``complete``: one bank per element (constant indices only)."""
     if kind not in PARTITION_KINDS:
         raise ValueError(f"kind must be one of {PARTITION_KINDS}, not {kind!r}")
 
@@ -131,6 +177,8 @@ class GoldenArray:
         raw = self._raw[idx]
         if isinstance(self._t, HWType):
             return HWValue(self._t, int(raw))
+        if isinstance(self._t, FormatType):
+            return self._t.value(int(raw))  # the code's exact value, as the decode ROM gives
         return float(raw)
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -139,6 +187,11 @@ class GoldenArray:
             raise DSLError(f"assign one element of array '{self._name}', not a row")
         if isinstance(self._t, HWType):
             self._raw[idx] = self._t(value).raw
+        elif isinstance(self._t, FormatType):
+            frame = sys._getframe(1)
+            raise DSLError(f"array '{self._name}' of {self._t.name} is read-only in kernels",
+                           filename=frame.f_code.co_filename, lineno=frame.f_lineno,
+                           hint="store into an Int/UInt/Fixed array instead")
         else:
             self._raw[idx] = float(np.asarray(self._t.decode(self._t.encode(
                 np.asarray([float(value)])))).ravel()[0])
@@ -154,6 +207,16 @@ class _Runtime:
         self.k = kern
         self.min = hw_min
         self.max = hw_max
+        #: while-loop line -> iterations with a true condition, per entry (when tracing)
+        self.while_counts: dict[int, list[int]] | None = None
+
+    def while_guard(self, line: int, max_iter: Any) -> _WhileGuard:
+        bounded(True, max_iter)  # validates max_iter
+        return _WhileGuard(self, line + self.k.line0 - 1, max_iter)  # line in the file
+
+    def record_while(self, line: int, count: int) -> None:
+        if self.while_counts is not None:
+            self.while_counts.setdefault(line, []).append(count)
 
     def assign(self, typ: dict[str, Any], name: str, value: Any) -> Any:
         if isinstance(value, GoldenArray):
@@ -183,8 +246,17 @@ class _Runtime:
 class _Rewriter(ast.NodeTransformer):
     """Make variable types stick (assignments convert to the first assignment's type)."""
 
-    def __init__(self, scalars: dict[str, HWType]) -> None:
+    def __init__(self, scalars: dict[str, HWType], namespace: dict[str, Any]) -> None:
         self.scalars = scalars
+        self.ns = namespace
+
+    def _is_bounded(self, f: ast.expr) -> bool:
+        """True if ``f`` names :func:`bounded` (``bounded``, an alias, ``dsl.bounded``)."""
+        if isinstance(f, ast.Name):
+            return self.ns.get(f.id) is bounded
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            return getattr(self.ns.get(f.value.id), f.attr, None) is bounded
+        return False
 
     def _assign(self, name: str, value: ast.expr) -> ast.expr:
         return ast.Call(
@@ -227,6 +299,22 @@ class _Rewriter(ast.NodeTransformer):
             args=[node.iter, ast.Constant(node.lineno), ast.Constant(node.col_offset)],
             keywords=[])
         return node
+
+    def visit_While(self, node: ast.While) -> Any:  # noqa: N802
+        self.generic_visit(node)
+        t = node.test
+        if not (isinstance(t, ast.Call) and t.args and self._is_bounded(t.func)):
+            return node  # the frontend rejects it with a located message
+        kw = {k.arg: k.value for k in t.keywords}
+        limit = kw.get("max_iter", t.args[1] if len(t.args) > 1 else ast.Constant(0))
+        guard = f"__archsim_while{node.lineno}__"
+        init = ast.Assign(targets=[ast.Name(guard, ast.Store())], value=ast.Call(
+            func=ast.Attribute(value=ast.Name("__archsim_rt__", ast.Load()), attr="while_guard",
+                               ctx=ast.Load()),
+            args=[ast.Constant(node.lineno), limit], keywords=[]))
+        node.test = ast.Call(func=ast.Attribute(value=ast.Name(guard, ast.Load()), attr="test",
+                                                ctx=ast.Load()), args=[t.args[0]], keywords=[])
+        return [ast.copy_location(init, node), node]
 
     def visit_Name(self, node: ast.Name) -> Any:  # noqa: N802
         if isinstance(node.ctx, ast.Load) and node.id in ("min", "max"):
@@ -314,9 +402,10 @@ class Kernel:
 
     @property
     def lowerable(self) -> bool:
-        """True when every element type is a hardware type (number formats are golden-only
-        so far: their arithmetic is Python float arithmetic on quantized values)."""
-        return all(isinstance(t.elem, HWType) for t in self.array_types.values())
+        """True when every element type is a hardware type or a :class:`FormatType` (other
+        number formats are golden-only: their arithmetic is Python float arithmetic on
+        quantized values)."""
+        return all(isinstance(t.elem, (HWType, FormatType)) for t in self.array_types.values())
 
     def initial_types(self) -> dict[str, Any]:
         return dict(self.scalar_types)
@@ -338,7 +427,7 @@ class Kernel:
 
     def _golden_fn(self) -> types.FunctionType:
         if self._golden is None:
-            tree = _Rewriter(self.scalar_types).visit(ast.parse(self._source))
+            tree = _Rewriter(self.scalar_types, self.namespace).visit(ast.parse(self._source))
             ast.increment_lineno(tree, self.line0 - 1)
             ast.fix_missing_locations(tree)
             code = compile(tree, self.filename, "exec")
@@ -383,7 +472,7 @@ class Kernel:
             a = bound[name]
             if name in self.array_types:
                 t = self.array_types[name]
-                raw = t.elem.encode(a) if isinstance(t.elem, HWType) else \
+                raw = t.elem.encode(a) if isinstance(t.elem, (HWType, FormatType)) else \
                     np.asarray(t.elem.decode(t.elem.encode(np.asarray(a, dtype=np.float64))),
                                dtype=np.float64).reshape(t.shape)
                 raw = np.array(raw, copy=True)
@@ -400,6 +489,18 @@ class Kernel:
         vals = result if isinstance(result, tuple) else (result,)
         outs = [t(v).value for t, v in zip(self.return_types, vals, strict=True)]
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def while_trips(self, *args: Any) -> dict[int, list[int]]:
+        """Run the golden view on copies of ``args`` and return, per while loop (by line), the
+        number of iterations whose condition held, once per entry into the loop."""
+        copies = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+        rt = self._golden_fn().__globals__["__archsim_rt__"]
+        rt.while_counts = {}
+        try:
+            self(*copies)
+            return rt.while_counts
+        finally:
+            rt.while_counts = None
 
     def _inner_call(self, args: tuple[Any, ...]) -> Any:
         """A call from inside another kernel's golden run: hardware values in and out."""

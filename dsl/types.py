@@ -20,9 +20,17 @@ Arithmetic rules (identical in the golden view and in the generated RTL):
 * Python ``int`` constants take the narrowest type that holds them (``UInt`` when
   non-negative, else ``Int``).
 
-Number formats (:mod:`archsim.dsl.formats`) are the other kind of element type: anything with
-``bits``, ``encode`` and ``decode`` is accepted as an array element in the golden view
-(see :func:`is_element_type`); the HLS compiler lowers only :class:`HWType` so far.
+Number formats (:mod:`archsim.dsl.formats`) are the other kind of element type. A
+:class:`FormatType` is a format of <= 8 bits with a fixed scale (FP8 E4M3/E5M2, FP6, FP4 and
+other small :class:`~archsim.dsl.formats.FloatFormat` formats, or an
+:class:`~archsim.dsl.formats.AdaptivFloat` whose ``exp_bias`` is fixed in the type): its
+arrays hold the integer codes, and reading an element gives the code's exact value as a
+``Fixed`` (:attr:`FormatType.value_type`, wide enough for every code), so arithmetic then
+follows the rules above, in the golden view and in hardware (a decode ROM after the memory)
+alike. ``Array[FP8_E4M3, 64]`` wraps a small float format automatically. Other formats (block
+and per-tensor-scaled ones, AdaptivFloat without a fixed bias) stay golden-only: anything with
+``bits``, ``encode`` and ``decode`` is accepted as an array element there, its reads are Python
+floats (see :func:`is_element_type`), and compiling such a kernel raises a ``DSLError``.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
@@ -48,6 +57,8 @@ __all__ = [
     "is_element_type",
     "hw_min",
     "hw_max",
+    "FormatType",
+    "as_element_type",
 ]
 
 #: Overflow behaviours of a destination type.
@@ -272,9 +283,149 @@ def binop_type(op: str, a: HWType, b: HWType, shift: int | None = None) -> HWTyp
 
 def is_element_type(t: Any) -> bool:
     """True for a DSL element type: an :class:`HWType` or a number format object."""
-    if isinstance(t, HWType):
+    if isinstance(t, (HWType, FormatType)):
         return True
     return all(hasattr(t, name) for name in ("bits", "encode", "decode"))
+
+
+def as_element_type(t: Any) -> Any:
+    """The element type ``Array[t, ...]`` uses: small fixed-scale float formats become a
+    :class:`FormatType`; everything else is returned as is."""
+    from .formats import FloatFormat
+
+    if isinstance(t, FloatFormat) and t.bits <= FormatType.MAX_BITS:
+        return FormatType(t)
+    return t
+
+
+@dataclass(frozen=True)
+class FormatType:
+    """A number format of at most 8 bits with a fixed scale, usable in compiled kernels.
+
+    Memories hold the format's integer codes (:attr:`code_type`, ``UInt(bits)``); reading an
+    element yields the code's exact value as :attr:`value_type`, a signed ``Fixed`` whose
+    fraction bits reach the smallest nonzero magnitude and whose width holds the largest.
+    Hardware decodes with a ROM of :attr:`table` after the memory read; the golden view uses
+    the same table, built from the format's own ``decode``. Arrays of a format type are
+    read-only inside kernels (there is no encoder in hardware).
+
+    Parameters
+    ----------
+    format : FloatFormat or AdaptivFloat
+        A :class:`~archsim.dsl.formats.FloatFormat` of <= 8 bits, or an
+        :class:`~archsim.dsl.formats.AdaptivFloat` with ``n <= 8``.
+    exp_bias : int, optional
+        AdaptivFloat only (and required there): the per-tensor ``exp_bias`` (the unbiased
+        exponent of exponent field 0), fixed when the kernel is defined. Inputs are encoded
+        with this bias (values beyond its range saturate or flush, as the format specifies).
+
+    Notes
+    -----
+    Codes the format reserves for NaN or infinity have no ``Fixed`` value: :meth:`encode`
+    raises a ``DSLError`` for inputs that would produce them (clamp inputs, or use a format
+    with ``overflow="saturate"``), and the ROM maps them to 0.
+    """
+
+    format: Any
+    exp_bias: int | None = None
+
+    #: Largest code width accepted (a decode ROM of 2**8 entries).
+    MAX_BITS = 8
+
+    def __post_init__(self) -> None:
+        from .formats import AdaptivFloat, FloatFormat
+
+        f = self.format
+        if isinstance(f, AdaptivFloat):
+            if not isinstance(self.exp_bias, int) or isinstance(self.exp_bias, bool):
+                raise ValueError(f"{f.name} needs a fixed integer exp_bias to be a kernel type, "
+                                 f"not {self.exp_bias!r}")
+        elif isinstance(f, FloatFormat):
+            if self.exp_bias is not None:
+                raise ValueError(f"exp_bias applies to AdaptivFloat only, not to {f.name}")
+        else:
+            raise ValueError("FormatType takes a FloatFormat or an AdaptivFloat, not "
+                             f"{type(f).__name__}")
+        if f.bits > self.MAX_BITS:
+            raise ValueError(f"{f.name} has {f.bits} bits; kernel format types have at most "
+                             f"{self.MAX_BITS}")
+        values = self._decode_codes(np.arange(1 << f.bits, dtype=np.int64))
+        finite = np.isfinite(values)
+        fracs = [Fraction(float(v)) for v in values[finite]]
+        frac = max((d.denominator.bit_length() - 1 for d in fracs), default=0)
+        table = tuple(int(Fraction(float(v)) * (1 << frac)) if ok else 0
+                      for v, ok in zip(values, finite, strict=True))
+        width = max(abs(r) for r in table).bit_length() + 1
+        object.__setattr__(self, "_table", table)
+        object.__setattr__(self, "_nonfinite", frozenset(np.flatnonzero(~finite).tolist()))
+        object.__setattr__(self, "_value_type", HWType(width=width, signed=True, frac=frac))
+
+    def _decode_codes(self, codes: np.ndarray) -> np.ndarray:
+        from .formats import AdaptivFloat, AdaptivFloatEncoding
+
+        if isinstance(self.format, AdaptivFloat):
+            enc = AdaptivFloatEncoding(codes=codes.astype(np.uint8), exp_bias=self.exp_bias)
+            return np.asarray(self.format.decode(enc), dtype=np.float64)
+        return np.asarray(self.format.decode(codes), dtype=np.float64)
+
+    @property
+    def name(self) -> str:
+        """The format's name (with the bias for AdaptivFloat)."""
+        if self.exp_bias is None:
+            return self.format.name
+        return f"{self.format.name}_bias{self.exp_bias}"
+
+    @property
+    def bits(self) -> int:
+        """Storage bits of one code."""
+        return self.format.bits
+
+    @property
+    def code_type(self) -> HWType:
+        """``UInt(bits)``: what the memories hold."""
+        return UInt(self.bits)
+
+    @property
+    def value_type(self) -> HWType:
+        """The exact ``Fixed`` (or ``Int``) type of a decoded element."""
+        return self._value_type  # type: ignore[attr-defined]
+
+    @property
+    def table(self) -> tuple[int, ...]:
+        """Raw ``value_type`` code of every element code (0 for NaN/infinity codes)."""
+        return self._table  # type: ignore[attr-defined]
+
+    def value(self, code: int) -> HWValue:
+        """The value of one element code."""
+        return HWValue(self.value_type, self.table[int(code)])
+
+    def encode(self, values: Any) -> np.ndarray:
+        """Values -> element codes (int64 array), rounding as the format does."""
+        from ..errors import DSLError
+        from .formats import AdaptivFloat
+
+        x = np.asarray(values, dtype=np.float64)
+        if isinstance(self.format, AdaptivFloat):
+            codes = self.format.encode(x, exp_bias=self.exp_bias).codes
+        else:
+            codes = self.format.encode(x)
+        codes = np.asarray(codes).astype(np.int64)
+        bad = np.isin(codes, list(self._nonfinite)) if self._nonfinite else None  # type: ignore
+        if bad is not None and bad.any():
+            first = float(x.ravel()[int(np.flatnonzero(bad.ravel())[0])])
+            raise DSLError(f"{self.name}: input {first!r} encodes to a NaN/infinity code, which "
+                           "kernel arithmetic cannot represent",
+                           hint="clamp the inputs, or use a format with overflow='saturate'")
+        return codes
+
+    def decode(self, codes: Any) -> np.ndarray:
+        """Element codes -> float64 values (the format's own decode)."""
+        return self._decode_codes(np.asarray(codes, dtype=np.int64))
+
+    def __repr__(self) -> str:
+        if self.exp_bias is None:
+            return f"FormatType({self.format.name})"
+        return f"FormatType({self.format.name}, exp_bias={self.exp_bias})"
 
 
 # --------------------------------------------------------------------------------------------

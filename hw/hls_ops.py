@@ -13,6 +13,9 @@ Sources (45 nm, the node the rest of archsim's cost tables use):
   ``4*log2(w) + 2*log2(2w) + 8`` FO4, a 2:1 mux 2 FO4, a barrel shifter ``2*log2(w)`` FO4 —
   with FO4 = 360 ps/um x 45 nm = 16.2 ps (the Ho-Mai-Horowitz rule of thumb, "The future of
   wires", Proc. IEEE 2001). Register clock-to-q plus setup: 5 FO4; SRAM clock-to-data: 20 FO4.
+* A number format's decode ROM (``decode``, ``w``-bit codes): a ``w``-level 2:1 mux tree,
+  ``2*w`` FO4, with ``2**w - 1`` muxes per output bit (about ``2*w`` output bits) -- an upper
+  bound: synthesis reduces the table to a small shifter-like decoder.
 
 These are estimates for scheduling and pre-RTL reports; synthesis (:mod:`archsim.hw.synth`)
 gives the netlist's cell area.
@@ -87,6 +90,9 @@ def op_cost(kind: str, width: int) -> OpCost:
     if kind in ("shl", "shr"):  # variable amount: barrel shifter (constant: wiring, see below)
         return OpCost(2 * lg * FO4_NS, 0.5 * _add_area(w) * lg / 4,
                       0.5 * _add_energy_pj(w) * 1e-12)
+    if kind == "decode":  # a 2**w-entry ROM: a w-level tree of 2:1 muxes
+        rom_area = (2**w - 1) * 0.25 * _add_area(8) / 8 * 2 * w  # ~2w output bits per mux
+        return OpCost(2 * w * FO4_NS, rom_area, w * 0.1 * _add_energy_pj(8) * 1e-12)
     if kind in ("cast", "const", "arg", "var", "ivar", "setvar", "load", "store"):
         return OpCost(0.0, 0.0, 0.0)
     raise KeyError(f"no cost for operator kind {kind!r}")

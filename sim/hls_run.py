@@ -91,7 +91,8 @@ def _init_and_env(design: Any, args: tuple[Any, ...]) -> tuple[dict, dict[str, i
     scalars: dict[str, int] = {}
     for name, value in bound.items():
         if name in ir.arrays:
-            init[name] = ir.arrays[name].elem.encode(value).ravel().tolist()
+            info = ir.arrays[name]
+            init[name] = (info.fmt or info.elem).encode(value).ravel().tolist()
         else:
             scalars[name] = ir.scalars[name](value).raw
     return init, scalars
@@ -108,9 +109,9 @@ def _decode_outputs(design: Any, ret_raw: list[int], mem_raw: dict[str, list[int
         flat = np.zeros(info.size, dtype=np.int64 if info.elem.width <= 63 else object)
         for b in range(info.banks):
             words = mem_raw[f"{name}:{b}"]
-            n = len(flat[b::info.banks])
-            flat[b::info.banks] = words[:n]
-        out[name] = info.elem.decode(flat.reshape(info.shape))
+            n = len(flat[info.bank_slice(b)])
+            flat[info.bank_slice(b)] = words[:n]
+        out[name] = (info.fmt or info.elem).decode(flat.reshape(info.shape))
     return out
 
 
@@ -121,7 +122,7 @@ def run_design(design: Any, args: tuple[Any, ...], *, backend: str = "pysim",
         raise ConfigError(f"unknown backend {backend!r}", field="backend", allowed=BACKENDS)
     init, scalars = _init_and_env(design, args)
     if max_cycles is None:
-        max_cycles = 4 * design.cycles(*args) + 1000
+        max_cycles = 4 * design.cycles(*args, worst_case=True) + 1000
     if backend == "pysim":
         return _run_pysim(design, init, scalars, max_cycles)
     return _run_verilator(design, init, scalars, max_cycles)
@@ -200,7 +201,8 @@ def _run_verilator(design: Any, init: dict, scalars: dict[str, int],
     words: dict[str, list[int]] = {}
     for vname, (array, bank, width, _signed) in mems.items():
         flat = init.get(array, [])
-        words[vname] = [int(x) & ((1 << width) - 1) for x in flat[bank::ir.arrays[array].banks]]
+        words[vname] = [int(x) & ((1 << width) - 1)
+                        for x in flat[ir.arrays[array].bank_slice(bank)]]
     rets = ret_port_names(ir)
     job = Path(tempfile.mkdtemp(prefix="archsim-hls-"))
     try:

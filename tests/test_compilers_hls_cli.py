@@ -45,3 +45,25 @@ def test_hls_errors(tmp_path, capsys):
     assert "'mul' is not of the form name=integer" in capsys.readouterr().err
     assert main(["hls", "kern.py"]) == 2
     assert "is not of the form FILE.py:KERNEL" in capsys.readouterr().err
+
+
+FORMAT_KERNEL_SRC = textwrap.dedent('''
+    from archsim.dsl import kernel, Array, Fixed, FormatType, pipeline
+    from archsim.dsl.formats import AdaptivFloat, FP8_E4M3
+
+    AF8 = FormatType(AdaptivFloat(n=8, e=3), exp_bias=-7)
+
+    @kernel
+    def af_dot(a: Array[AF8, 16], b: Array[FP8_E4M3, 16]) -> Fixed(48, 20):
+        acc = Fixed(48, 20)(0)
+        for i in pipeline(range(16), ii=1):
+            acc += a[i] * b[i]
+        return acc
+''')
+
+
+def test_hls_simulate_draws_representable_values_for_format_arrays(tmp_path, capsys):
+    src = tmp_path / "afdot.py"
+    src.write_text(FORMAT_KERNEL_SRC)
+    assert main(["hls", f"{src}:af_dot", "--simulate", "--seed", "3"]) == 0
+    assert "outputs match the golden run" in capsys.readouterr().out

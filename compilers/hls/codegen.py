@@ -6,7 +6,9 @@ per array bank a host port used while idle (``a_host_addr``, ``a_host_wdata``, `
 ``a_host_rdata``: synchronous read, one cycle latency) to load inputs and read results.
 Every array bank is an :class:`amaranth.lib.memory.Memory` (one read and one write port)
 inside the component, initialised from ``init``; :attr:`HLSComponent.memories` exposes them so
-a testbench can read results back.
+a testbench can read results back. A local array has no host port; each of its words has a
+"written" bit, cleared on ``start``, so it reads as zero until written in the current run
+(as in the golden view) at no cost in cycles.
 
 Timing contract: ``start`` sampled high in cycle ``s`` (while idle) gives ``done`` high in cycle
 ``s + cycles``, where ``cycles = 1 + sum of the regions' cycles`` and a region running ``n``
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from amaranth.hdl import Const, Module, Mux, Shape, Signal, Value, signed, unsigned
+from amaranth.hdl import Array, Const, Module, Mux, Shape, Signal, Value, signed, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory, ReadPort, WritePort
 from amaranth.lib.wiring import In, Out
@@ -107,7 +109,7 @@ class HLSComponent(wiring.Component):
         for name, info in ir.arrays.items():
             flat = list(init.get(name, []))
             for b in range(info.banks):
-                words = [int(x) for x in flat[b::info.banks]] if flat else []
+                words = [int(x) for x in flat[info.bank_slice(b)]] if flat else []
                 # at least 2 words: Verilog has no zero-width address (a complete partition
                 # gives one-element banks)
                 self.memories[(name, b)] = Memory(shape=shape_of(info.elem),
@@ -143,6 +145,7 @@ class _Builder:
         m.d.comb += [c.done.eq(self.state == 1), c.busy.eq(~idle)]
         # memories and their ports
         self.rd: dict[tuple[str, int], Any] = {}
+        self.written: list[Signal] = []
         self.wr: dict[tuple[str, int], Any] = {}
         for (name, b), mem in c.memories.items():
             suffix = f"_b{b}" if ir.arrays[name].banks > 1 else ""
@@ -160,8 +163,16 @@ class _Builder:
                        data=Signal.like(wp.data, name=f"{name}{suffix}_wdata"),
                        en=Signal(name=f"{name}{suffix}_wen"))
             if ir.arrays[name].local:  # no host port: only the kernel sees it
+                # a local array reads as zero until written in this run (as in the golden
+                # view): one "written" bit per word, cleared on start -- no cycles spent
+                written = Signal(mem.depth, name=f"{pre}_written")
+                rvalid = Signal(name=f"{pre}_rvalid")
                 m.d.comb += [rp.addr.eq(rd.addr), wp.addr.eq(wr.addr), wp.data.eq(wr.data),
-                             wp.en.eq(wr.en), rd.data.eq(rp.data)]
+                             wp.en.eq(wr.en), rd.data.eq(Mux(rvalid, rp.data, 0))]
+                m.d.sync += rvalid.eq(written.bit_select(rd.addr, 1))
+                with m.If(wr.en):
+                    m.d.sync += written.bit_select(wr.addr, 1).eq(1)
+                self.written.append(written)
                 self.rd[(name, b)] = rd
                 self.wr[(name, b)] = wr
                 continue
@@ -195,6 +206,8 @@ class _Builder:
         with m.If(idle & c.start):
             for n, sig in self.args.items():
                 m.d.sync += sig.eq(getattr(c, n))
+            for w in self.written:
+                m.d.sync += w.eq(0)
             self.goto(ir.body, 0, self._finish, {("arg", n): getattr(c, n) for n in self.args})
         with m.If(self.state == 1):
             m.d.sync += self.state.eq(0)
@@ -343,6 +356,8 @@ class _Builder:
                 m.d.sync += s.eq(ivals[-1])
                 ivals.append(s)
             self.ivals[id(r)] = ivals
+            if r.is_while:
+                last0 = Const(0)  # the exit node decides, later in the iteration
         else:
             last0 = Const(1)
         with m.If(issue & last0):
@@ -357,6 +372,19 @@ class _Builder:
             lastv.append(lv)
         self.valid[id(r)] = valid
         self.exit_sig[id(r)] = lastv[-1]
+        if r.is_while:
+            # the iteration whose condition is false (or the N-th) ends the loop
+            te = r.exit.cycle
+            fin = Signal(name=f"{rn}_exit")
+            m.d.comb += fin.eq(valid[te] & self.val(r.exit, te, r))
+            with m.If(fin):
+                m.d.sync += issuing.eq(0)
+            cur: Value = fin
+            for t in range(te + 1, depth):
+                lv = Signal(name=f"{rn}_exit{t}")
+                m.d.sync += lv.eq(cur)
+                cur = lv
+            self.exit_sig[id(r)] = cur
         self.rregion[id(r)] = r
         # operand values are built first: their wires and delay registers must be driven
         # unconditionally, outside the If of the side effect that uses them
@@ -413,7 +441,8 @@ class _Builder:
     def wire(self, n: Node, r: Region) -> Signal:
         if id(n) in self.wires:
             return self.wires[id(n)]
-        label = n.name if n.name and n.kind in ("cast", "select") else f"{n.kind}_L{n.line}"
+        label = n.name if n.name and n.kind in ("cast", "select", "decode") else \
+            f"{n.kind}_L{n.line}"
         w = Signal(shape_of(n.type), name=label)
         self.wires[id(n)] = w
         t = n.cycle
@@ -457,6 +486,9 @@ class _Builder:
             e = Mux(ops[0], ops[1], ops[2])
         elif k == "cast":
             e = _convert(ops[0], ts[0], n.type)
+        elif k == "decode":  # number-format code -> exact Fixed value: a ROM (a case in Verilog)
+            rom = Array([Const(v, shape_of(n.type)) for v in n.attrs["fmt"].table])
+            e = rom[ops[0]]
         else:  # pragma: no cover - the frontend emits no other kinds
             raise AssertionError(f"no codegen for {k}")
         self.m.d.comb += w.eq(e)

@@ -6,7 +6,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ...dsl.types import HWType
+from ...dsl.types import FormatType, HWType
 from ...errors import DSLError
 from ...hw.hls_ops import (
     op_cost,
@@ -152,12 +152,22 @@ class Design:
         return {n: int(self.ir.scalars[n](v).raw) for n, v in bound.items()
                 if n in self.ir.scalars}
 
-    def cycles(self, *args: Any) -> int:
+    @property
+    def has_while(self) -> bool:
+        """True when the kernel has ``while bounded(...)`` loops (data-dependent cycles)."""
+        return any(r.is_while for r in self.ir.regions())
+
+    def cycles(self, *args: Any, worst_case: bool = False) -> int:
         """Predicted cycles from ``start`` to ``done`` on these arguments.
 
         A closed form over the schedule: ``1 + sum`` over regions of ``(trip - 1) * II +
         depth``; loops whose bounds do not depend on an outer loop variable multiply.
-        Arrays' contents do not matter (bounds come from scalars), so arrays may be None.
+        Arrays' contents do not matter (bounds come from scalars), so arrays may be None --
+        except in a kernel with ``while bounded(cond, max_iter=N)`` loops: there the count is
+        exact and data-dependent (the golden view is run to count each entry's iterations
+        ``k``; the loop then takes ``min(k + 1, N)`` sequential iterations, the last one
+        finding the condition false), or, with ``worst_case=True``, the bound with ``N``
+        iterations per entry (arrays may then be None).
         """
         if len(args) != len(self.ir.params):
             raise DSLError(f"kernel '{self.kernel.name}' takes {len(self.ir.params)} "
@@ -166,10 +176,20 @@ class Design:
         for n, v in zip(self.ir.params, args, strict=True):
             if n in self.ir.scalars:
                 env[n] = self.ir.scalars[n](v).raw
-        return 1 + _seg_cycles(self.ir.body, env)
+        whiles: Any = None
+        if self.has_while:
+            if worst_case:
+                whiles = "worst"
+            else:
+                if any(a is None for a in args):
+                    raise DSLError(f"kernel '{self.kernel.name}' has while loops: its cycles "
+                                   "depend on the array contents, so pass the arrays",
+                                   hint="or ask for the bound: cycles(..., worst_case=True)")
+                whiles = {line: iter(v) for line, v in self.kernel.while_trips(*args).items()}
+        return 1 + _seg_cycles(self.ir.body, env, whiles)
 
     def static_cycles(self) -> int | None:
-        """Cycles when every bound is a constant, else None."""
+        """Cycles when every bound is a constant (and there is no while loop), else None."""
         try:
             return 1 + _seg_cycles(self.ir.body, {})
         except KeyError:
@@ -189,8 +209,13 @@ class Design:
                                                      (trip - 1) * s.ii + s.depth)
                     kind = "straight" if not s.is_loop else (
                         "pipelined" if s.ii_requested is not None else "sequential")
+                    why = s.ii_reason
+                    if s.is_while:
+                        kind = "while"
+                        why = (f"data-dependent: k true conditions take min(k + 1, "
+                               f"{s.while_max}) x {s.ii} cycles")
                     rows.append(LoopReport(s.name, s.line, kind, trip, s.ii_requested,
-                                           s.ii if s.is_loop else None, s.ii_reason, s.depth,
+                                           s.ii if s.is_loop else None, why, s.depth,
                                            cyc))
                 else:
                     trip = (trip_count(s.start.evaluate({}), s.stop.evaluate({}), s.step)
@@ -263,11 +288,13 @@ class Design:
             if widths:
                 area["mul"] = units * op_cost("mul", max(widths)).area_um2
         bits = sum(t.width for t in self.ir.variables.values())
+        # local arrays: one "written" bit per word (they read as zero until written)
+        bits += sum(a.bank_depth * a.banks for a in self.ir.arrays.values() if a.local)
         area["registers"] = register_area_um2(bits)
         try:
             env = self._env(args) if args else {}
-            energy = _seg_energy(self.ir.body, env, self.ir)
-            cyc = 1 + _seg_cycles(self.ir.body, env)
+            energy = _seg_energy(self.ir.body, env, self.ir)  # while loops: N iterations
+            cyc = 1 + _seg_cycles(self.ir.body, env, "worst")
         except KeyError:
             energy, cyc = None, None
         return Estimate(cycles=cyc, latency_s=None if cyc is None else
@@ -279,21 +306,35 @@ def _bound(b: Any, env: dict[str, int]) -> int:
     return b.evaluate(env)
 
 
-def _seg_cycles(segs: list[Region | Loop], env: dict[str, int]) -> int:
+def _seg_cycles(segs: list[Region | Loop], env: dict[str, int], whiles: Any = None) -> int:
+    """Cycles of a segment list; ``whiles``: "worst", or line -> iterator of per-entry counts
+    of true conditions (None: unknown, a while loop raises KeyError)."""
     total = 0
     for s in segs:
-        if isinstance(s, Region):
+        if isinstance(s, Region) and s.is_while:
+            if whiles is None or (whiles != "worst" and s.line not in whiles):
+                raise KeyError(s.name)
+            trip = s.while_max if whiles == "worst" else \
+                min(next(whiles[s.line]) + 1, s.while_max)
+            total += (trip - 1) * s.ii + s.depth
+        elif isinstance(s, Region):
             trip = trip_count(_bound(s.start, env), _bound(s.stop, env), s.step) \
                 if s.is_loop else 1
             total += 0 if trip == 0 else (trip - 1) * s.ii + s.depth
         else:
             lo, hi = _bound(s.start, env), _bound(s.stop, env)
-            if not _depends(s.body, s.var):
-                total += trip_count(lo, hi, s.step) * _seg_cycles(s.body, env)
+            if not _depends(s.body, s.var) and (whiles is None or whiles == "worst" or
+                                                not _has_while(s.body)):
+                total += trip_count(lo, hi, s.step) * _seg_cycles(s.body, env, whiles)
             else:
                 for v in range(lo, hi, s.step):
-                    total += _seg_cycles(s.body, {**env, s.var: v})
+                    total += _seg_cycles(s.body, {**env, s.var: v}, whiles)
     return total
+
+
+def _has_while(segs: list[Region | Loop]) -> bool:
+    return any((isinstance(s, Region) and s.is_while) or
+               (isinstance(s, Loop) and _has_while(s.body)) for s in segs)
 
 
 def _depends(segs: list[Region | Loop], var: str) -> bool:
@@ -348,7 +389,7 @@ def _min_cycles(segs: list[Region | Loop]) -> int:
     total = 0
     for s in segs:
         if isinstance(s, Region):
-            trip = s.static_trip()
+            trip = 1 if s.is_while else s.static_trip()  # a while loop runs >= 1 iteration
             total += 0 if not trip else (trip - 1) * s.ii + s.depth
         else:
             if s.start.is_const and s.stop.is_const:
@@ -363,10 +404,12 @@ def compile_kernel(kern: Any, *, clock_ns: float, resources: dict[str, int],
     t0 = time.perf_counter()
     opts = ScheduleOptions(clock_ns=clock_ns, resources=dict(resources))
     for arg, a in kern.array_types.items():
-        if not isinstance(a.elem, HWType):
+        if not isinstance(a.elem, (HWType, FormatType)):
             raise DSLError(f"array '{arg}': element type {getattr(a.elem, 'name', a.elem)} "
                            "has no hardware lowering yet", filename=kern.filename,
-                           lineno=kern.line0, hint="use Int, UInt or Fixed elements")
+                           lineno=kern.line0, hint="use Int, UInt or Fixed elements, or a "
+                           "FormatType: a float format of <= 8 bits, or "
+                           "FormatType(AdaptivFloat(n=8, e=3), exp_bias=-7)")
     ir = kern.fresh_ir()
     schedule_kernel(ir, opts)
     _pad_loops(ir.body)

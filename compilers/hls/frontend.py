@@ -3,10 +3,14 @@
 The accepted subset: scalar and ``Array[T, shape]`` arguments; assignments to names (the first
 one fixes the variable's type) and to array elements (``a[i] = e``, ``a[i][j] += e``);
 ``for v in range(...)`` (optionally wrapped in ``pipeline``/``unroll``) with constant bounds or
-bounds from scalar arguments and outer variables; ``if``/``elif``/``else`` without loops inside
-(if-converted); ``partition(...)`` statements; local arrays declared at the top level
-(``buf = Array[Int(16), 64]()``); calls of other loop-free, single-result ``@kernel`` functions
-(inlined); one final ``return`` (scalar or tuple).
+bounds from scalar arguments and outer variables; ``while bounded(cond, max_iter=N):`` with a
+loop-free body (a sequential loop whose effects are predicated by ``cond``; the iteration that
+finds it false, or the N-th, is the last); ``if``/``elif``/``else`` without loops inside
+(if-converted); ``partition(...)`` statements (cyclic, block, complete); local arrays declared
+at the top level (``buf = Array[Int(16), 64]()``); calls of other loop-free, single-result
+``@kernel`` functions (inlined); one final ``return`` (scalar or tuple). Arrays of a number
+format (:class:`~archsim.dsl.types.FormatType`) are read-only; each read is a ``load`` of the
+code followed by a ``decode``.
 Expressions: ``+ - * & | ^ << >> ~``, ``//`` and ``%`` by constant powers of two,
 comparisons, ``and``/``or``/``not``, conditional expressions, ``min``, ``max``, ``abs``, type
 conversions ``T(x)``, array reads with affine or data-dependent indices. Anything else raises
@@ -19,7 +23,7 @@ import ast
 from typing import Any
 
 from ...dsl.kernel import ArrayType
-from ...dsl.types import Bool, HWType, HWValue, binop_type, const_type
+from ...dsl.types import Bool, FormatType, HWType, HWValue, UInt, binop_type, const_type
 from ...errors import DSLError
 from .ir import ArrayInfo, Bound, KernelIR, Loop, Node, Region
 
@@ -44,9 +48,10 @@ class _Lowering:
                  namespace: dict[str, Any]) -> None:
         import types as _types
 
-        from ...dsl.kernel import partition, pipeline, unroll
+        from ...dsl.kernel import bounded, partition, pipeline, unroll
 
-        kmod = _types.SimpleNamespace(pipeline=pipeline, unroll=unroll, partition=partition)
+        kmod = _types.SimpleNamespace(pipeline=pipeline, unroll=unroll, partition=partition,
+                                      bounded=bounded)
         self.k = kern
         self.kmod = kmod
         self.tree = tree
@@ -56,7 +61,10 @@ class _Lowering:
         self.col0 = getattr(kern, "col0", 0)
         self.scalars: dict[str, HWType] = dict(kern.scalar_types)
         self.arrays: dict[str, ArrayInfo] = {
-            n: ArrayInfo(name=n, elem=t.elem, shape=t.shape) for n, t in kern.array_types.items()
+            n: ArrayInfo(name=n, elem=t.elem.code_type if isinstance(t.elem, FormatType) else
+                         t.elem, shape=t.shape,
+                         fmt=t.elem if isinstance(t.elem, FormatType) else None)
+            for n, t in kern.array_types.items()
         }
         self.variables: dict[str, HWType] = {}
         self.returns: list[HWType] = []
@@ -70,6 +78,7 @@ class _Lowering:
         self.alias: dict[str, tuple[str | None, int]] = {}
         self.fsm_vars: set[str] = set()
         self.fsm_types: dict[str, HWType] = {}
+        self.fsm_ranges: dict[str, tuple[Bound, Bound, int]] = {}
         self.segments_depth = 0
         self.region_var: str | None = None
         self.nseq = 0
@@ -206,8 +215,7 @@ class _Lowering:
         elif isinstance(s, ast.Pass):
             pass
         elif isinstance(s, ast.While):
-            raise self.err(s, "'while' is not supported yet",
-                           "use for v in range(n) with a bound")
+            self.while_(s)
         elif isinstance(s, (ast.Break, ast.Continue)):
             raise self.err(s, f"'{type(s).__name__.lower()}' is not supported",
                            "use an if around the loop body")
@@ -251,6 +259,10 @@ class _Lowering:
         elif isinstance(target, ast.Subscript):
             arr, idx = self.subscript(target)
             info = self.arrays[arr]
+            if info.fmt is not None:
+                raise self.err(target, f"array '{arr}' of {info.fmt.name} is read-only in "
+                               "kernels (format arrays are read-only: there is no encoder in "
+                               "hardware)", "store into an Int/UInt/Fixed array instead")
             info.written = True
             val = self.cast(self.expr(value), info.elem, at)
             bank, addr = self.address(info, idx, target)
@@ -267,6 +279,10 @@ class _Lowering:
                            "kernel", "move the declaration before the loops")
         if name in self.variables or name in self.arrays:
             raise self.err(at, f"'{name}' is already defined")
+        if isinstance(t.elem, FormatType):
+            raise self.err(at, f"local array '{name}': format arrays are read-only in kernels, "
+                           "so a local one would only hold zeros", "use Int, UInt or Fixed "
+                           "elements")
         if not isinstance(t.elem, HWType):
             raise self.err(at, f"local array '{name}': element type has no hardware lowering yet",
                            "use Int, UInt or Fixed elements")
@@ -319,12 +335,16 @@ class _Lowering:
         kind = kw.get("kind", "cyclic")
         if kind == "complete":
             factor = info.size
-        if kind not in ("cyclic", "complete"):
-            raise self.err(call, f"partition kind {kind!r} is not supported yet",
-                           "use kind='cyclic' or kind='complete'")
+        if kind not in ("cyclic", "block", "complete"):
+            raise self.err(call, f"partition kind {kind!r} is not supported",
+                           "use kind='cyclic', 'block' or 'complete'")
         if kind == "cyclic" and (not isinstance(factor, int) or factor < 1 or
                                  factor & (factor - 1) or info.size % factor):
             raise self.err(call, f"partition factor must be a power of two dividing the "
+                           f"array size {info.size}, not {factor!r}")
+        if kind == "block" and (not isinstance(factor, int) or isinstance(factor, bool) or
+                                factor < 1 or info.size % factor):
+            raise self.err(call, f"block partition factor must be a positive int dividing the "
                            f"array size {info.size}, not {factor!r}")
         if info.read or info.written:
             raise self.err(call, "partition() must come before the array is used")
@@ -455,6 +475,7 @@ class _Lowering:
         self.segments = []
         self.fsm_vars.add(var)
         self.fsm_types[var] = vtype
+        self.fsm_ranges[var] = (start, stop, step)
         self.segments_depth += 1
         self.block(s.body)
         self.close_region()
@@ -464,6 +485,61 @@ class _Lowering:
         self.segments = outer
         self.segments.append(Loop(name=name, var=var, start=start, stop=stop, step=step,
                                   var_type=vtype, body=body, line=self.line(s)))
+
+    def while_(self, s: ast.While) -> None:
+        """``while bounded(cond, max_iter=N):``, a sequential loop with a data-dependent exit.
+
+        Each iteration evaluates ``cond`` on the values at its start; the body's effects are
+        predicated by it, and the iteration that finds it false (or the ``N``-th) is the last.
+        """
+        t = s.test
+        if not (isinstance(t, ast.Call) and self.resolve(t.func) is self.kmod.bounded):
+            raise self.err(s, "'while' needs a declared iteration bound",
+                           "while bounded(cond, max_iter=64):")
+        if s.orelse:
+            raise self.err(s, "while/else is not supported")
+        kw = {k.arg: k.value for k in t.keywords}
+        if len(t.args) + len(kw) != 2 or not t.args or set(kw) - {"max_iter"} or \
+                (len(t.args) == 2) == ("max_iter" in kw):
+            raise self.err(t, "bounded() takes a condition and max_iter",
+                           "while bounded(cond, max_iter=64):")
+        n_max = self.static(kw["max_iter"] if "max_iter" in kw else t.args[1])
+        if not isinstance(n_max, int) or isinstance(n_max, bool) or n_max < 1:
+            raise self.err(t, f"max_iter must be a positive int, not {n_max!r}")
+        if self.in_if:
+            raise self.err(s, "a loop inside an if is not supported yet",
+                           "move the if into the loop body")
+        if self.region_var is not None:
+            raise self.err(s, "a while loop inside a pipelined or partially unrolled loop is "
+                           "not supported")
+        if _has_rolled_loop(s.body, self):
+            raise self.err(s, "a while loop cannot contain rolled loops yet",
+                           "unroll the inner loop fully, or use for ... range")
+        self.close_region()
+        var = f"__w{self.line(s)}"
+        reg = Region(name=f"W{self.line(s)}", var=var, start=Bound("const", 0),
+                     stop=Bound("const", n_max), step=1, var_type=UInt(n_max.bit_length()),
+                     line=self.line(s), while_max=n_max)
+        self.region = reg
+        self.region_var = var
+        c = self.as_bool(self.expr(t.args[0]), t.args[0])
+        if c.kind == "const" and not c.attrs["value"].raw:
+            self.region, self.region_var, self.cse, self.env = None, None, {}, {}
+            return  # never entered
+        self.in_if += 1
+        self.pred = None if c.kind == "const" else c
+        self.block(s.body)
+        self.pred = None
+        self.in_if -= 1
+        iv = self.ivar(s)
+        last = self.binop("ge", self.binop("add", iv, self.const(1), s), self.const(n_max), s)
+        if c.kind != "const":
+            last = self.mk("lor", Bool, (self.mk("lnot", Bool, (c,), s), last), s)
+        reg.exit = last
+        self.region_var = None
+        self.close_region()
+        if reg not in self.segments:
+            self.segments.append(reg)
 
     def unrolled(self, s: ast.For, var: str, start: Bound, stop: Bound, step: int,
                  factor: int | None, vtype: HWType) -> None:
@@ -708,7 +784,12 @@ class _Lowering:
             info = self.arrays[arr]
             info.read = True
             bank, addr = self.address(info, idx, e)
-            return self.mk("load", info.elem, (addr,), e, name=arr, array=arr, bank=bank)
+            ld = self.mk("load", info.elem, (addr,), e, name=arr, array=arr, bank=bank)
+            if info.fmt is None:
+                return ld
+            # the memory holds codes: a decode ROM gives the exact Fixed value
+            return self.mk("decode", info.fmt.value_type, (ld,), e, name=f"{arr}_val",
+                           fmt=info.fmt)
         if isinstance(e, ast.Call):
             return self.call(e)
         raise self.err(e, f"expression '{type(e).__name__}' is not supported in a kernel",
@@ -770,7 +851,7 @@ class _Lowering:
                 if self.frame is not None and src is not None:
                     src = self.frame["arrays"].get(src)
                 info = self.arrays.get(src) if src is not None else None
-                if info is None or info.elem != t.elem or info.shape != t.shape:
+                if info is None or info.declared != t.elem or info.shape != t.shape:
                     raise self.err(a, f"argument '{p}' of '{callee.name}' must be an array of "
                                    f"{t.elem!r} with shape {t.shape}")
                 frame["arrays"][p] = src
@@ -836,6 +917,20 @@ class _Lowering:
                 raise self.err(at, f"array '{info.name}' is partitioned completely, so its "
                                "indices must be constants", "unroll the loops that index it")
             return flat.attrs["value"].raw, self.const(0)
+        if info.partition_kind == "block":  # bank b holds elements [b*D, (b+1)*D)
+            dd = info.bank_depth
+            rng = self.value_range(flat)
+            if rng is None or rng[0] // dd != rng[1] // dd:
+                raise self.err(at, f"cannot tell which bank of block-partitioned array "
+                               f"'{info.name}' this access uses", "index it as "
+                               f"a[u * {dd} + i] with u constant (unrolled) and i in "
+                               f"[0, {dd})")
+            bank = rng[0] // dd
+            if not bank:
+                return 0, flat
+            if dd & (dd - 1) == 0:  # the offset is the low bits: wiring
+                return bank, self.cast(flat, UInt(max(1, dd.bit_length() - 1)), at)
+            return bank, self.binop("sub", flat, self.const(bank * dd), at)
         bank = self.static_residue(flat, info.banks)
         if bank is None:
             raise self.err(at, f"cannot tell which bank of partitioned array '{info.name}' "
@@ -849,6 +944,41 @@ class _Lowering:
         if c & (c - 1) == 0:
             return self.binop("shl", i, self.const(c.bit_length() - 1), at)
         return self.binop("mul", i, self.const(c), at)
+
+    def value_range(self, n: Node) -> tuple[int, int] | None:
+        """Smallest and largest value ``n`` can take, when known statically."""
+        if n.kind == "const":
+            v = n.attrs["value"].raw
+            return v, v
+        if n.kind == "ivar" or (n.kind == "var" and n.attrs["var"] in self.fsm_ranges):
+            start, stop, step = self.fsm_ranges[n.attrs["var"]] if n.kind == "var" else \
+                (self.region.start, self.region.stop, self.region.step)
+            if not (start.is_const and stop.is_const):
+                return None
+            lo, hi = start.evaluate({}), stop.evaluate({})
+            if hi <= lo:
+                return None
+            return lo, lo + (hi - 1 - lo) // step * step
+        if n.kind == "cast" and not n.type.frac and not n.args[0].type.frac:
+            r = self.value_range(n.args[0])
+            if r is not None and n.type.min_raw <= r[0] and r[1] <= n.type.max_raw:
+                return r
+            return None
+        if n.kind in ("add", "sub"):
+            a, b = (self.value_range(x) for x in n.args)
+            if a is None or b is None:
+                return None
+            if n.kind == "add":
+                return a[0] + b[0], a[1] + b[1]
+            return a[0] - b[1], a[1] - b[0]
+        if n.kind == "shl" and n.attrs.get("amount") is not None:
+            a = self.value_range(n.args[0])
+            return None if a is None else (a[0] << n.attrs["amount"], a[1] << n.attrs["amount"])
+        if n.kind == "mul" and n.args[1].kind == "const" and n.args[1].attrs["value"].raw >= 0:
+            a = self.value_range(n.args[0])
+            c = n.args[1].attrs["value"].raw
+            return None if a is None else (a[0] * c, a[1] * c)
+        return None
 
     def static_residue(self, n: Node, m: int) -> int | None:
         """``n mod m`` when it is the same on every iteration, else None."""

@@ -25,9 +25,10 @@ class Node:
     """One operation (or source value) of a region's dataflow graph.
 
     ``kind`` is a source (``const`` ``arg`` ``var`` ``ivar``), an operator (``add sub mul and
-    or xor shl shr not neg abs lt le gt ge eq ne min max select cast land lor lnot``) or a
-    side effect (``load``, ``store``, ``setvar``). ``attrs`` holds the constant value, the
-    variable/array name, the bank, a shift amount, ...
+    or xor shl shr not neg abs lt le gt ge eq ne min max select cast land lor lnot``, and
+    ``decode``: a number-format code to its exact value through a ROM) or a side effect
+    (``load``, ``store``, ``setvar``). ``attrs`` holds the constant value, the variable/array
+    name, the bank, a shift amount, the format of a decode, ...
     """
 
     kind: str
@@ -116,6 +117,10 @@ class Region:
     var_type: HWType | None = None
     ii_requested: int | None = None
     line: int = 0
+    #: ``while bounded(cond, max_iter=N)``: N, and the node that ends the loop after this
+    #: iteration (its condition was false, or this is the N-th iteration)
+    while_max: int | None = None
+    exit: Node | None = None
     # schedule results
     ii: int = 1
     depth: int = 0
@@ -128,8 +133,15 @@ class Region:
         """True for an innermost loop body."""
         return self.var is not None
 
+    @property
+    def is_while(self) -> bool:
+        """True for a ``while bounded(...)`` loop (its trip count depends on the data)."""
+        return self.while_max is not None
+
     def static_trip(self) -> int | None:
-        """The trip count if its bounds are constants."""
+        """The trip count if its bounds are constants (None for a while loop)."""
+        if self.is_while:
+            return None
         if not self.is_loop:
             return 1
         if self.start.is_const and self.stop.is_const:
@@ -153,7 +165,12 @@ class Loop:
 
 @dataclass
 class ArrayInfo:
-    """An array argument: element type, shape, partitioning."""
+    """An array argument: element type, shape, partitioning.
+
+    ``elem`` is what the memory stores; for a number-format array (``fmt`` set, a
+    :class:`~archsim.dsl.types.FormatType`) that is the code type ``UInt(bits)`` and each read
+    is followed by a ``decode`` node.
+    """
 
     name: str
     elem: HWType
@@ -163,6 +180,12 @@ class ArrayInfo:
     read: bool = False
     written: bool = False
     local: bool = False
+    fmt: Any = None
+
+    @property
+    def declared(self) -> Any:
+        """The element type as declared (the FormatType for a format array)."""
+        return self.fmt if self.fmt is not None else self.elem
 
     @property
     def size(self) -> int:
@@ -176,6 +199,13 @@ class ArrayInfo:
     def bank_depth(self) -> int:
         """Elements per bank."""
         return -(-self.size // self.banks)
+
+    def bank_slice(self, bank: int) -> slice:
+        """The flat (row-major) elements bank ``bank`` holds, in address order: every
+        ``banks``-th from ``bank`` (cyclic, complete) or a contiguous run (block)."""
+        if self.partition_kind == "block":
+            return slice(bank * self.bank_depth, (bank + 1) * self.bank_depth)
+        return slice(bank, None, self.banks)
 
 
 @dataclass(eq=False)

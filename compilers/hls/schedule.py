@@ -53,7 +53,9 @@ class ScheduleOptions:
 
 
 def node_width(n: Node) -> int:
-    """Operand width that sets an operator's cost."""
+    """Operand width that sets an operator's cost (the code width for a decode ROM)."""
+    if n.kind == "decode":
+        return n.args[0].type.width
     ws = [a.type.width for a in n.args if a.type is not None]
     return max(ws + [n.type.width if n.type is not None else 1])
 

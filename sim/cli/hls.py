@@ -73,11 +73,17 @@ def _random_args(kern: Any, scalars: dict[str, int], seed: int) -> list[Any]:
     if unknown:
         raise ConfigError(f"unknown scalar argument(s) {', '.join(unknown)}", field="--arg",
                           allowed=list(kern.scalar_types))
+    from archsim.dsl.types import FormatType
+
     args: list[Any] = []
     for name in kern.param_names:
         if name in kern.array_types:
             t = kern.array_types[name]
-            if t.elem.frac:
+            if isinstance(t.elem, FormatType):
+                # Draw representable values only: format arrays hold codes of finite values.
+                values = t.elem.decode(np.arange(2 ** t.elem.bits))
+                args.append(rng.choice(values[np.isfinite(values)], t.shape))
+            elif t.elem.frac:
                 lo = t.elem.min_raw / (1 << t.elem.frac)
                 hi = t.elem.max_raw / (1 << t.elem.frac)
                 args.append(rng.uniform(lo, hi, t.shape))

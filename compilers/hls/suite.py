@@ -1,0 +1,112 @@
+"""Reference kernels at chosen shapes: 2-D convolution and MachSuite's stencil2d/stencil3d.
+
+Each function returns a fresh :class:`~archsim.dsl.kernel.Kernel` for the given shape (the
+shapes are closure constants of the kernel source), so tests can run small shapes under pysim
+and the benchmark MachSuite's shapes under Verilator.
+
+* :func:`conv2d`: a true 2-D convolution (kernel flipped, "valid" output, like
+  ``scipy.signal.convolve2d(x, w, mode="valid")``) of an int8 image with a 3x3 int8 kernel
+  into int32. The column loop is pipelined two outputs at a time (``unroll`` by 2), the
+  image and the output are cyclically partitioned by 2 (an even width keeps every row's
+  banks aligned) and the kernel completely, so one iteration reads 12 image words over 2
+  banks: II = 6 for 2 outputs, against 9 per output unpartitioned.
+* :func:`stencil2d`: MachSuite ``stencil/stencil2d`` (``sol[r][c] = sum filter[k1][k2] *
+  orig[r + k1][c + k2]`` over the valid region; MachSuite's shape is 128 x 64 int32).
+* :func:`stencil3d`: MachSuite ``stencil/stencil3d``: boundary faces copied, interior
+  ``C0 * orig[i][j][k] + C1 * (sum of the 6 neighbours)``; MachSuite's shape is height 32,
+  columns 32, rows 16 (``orig[32][32][16]``).
+"""
+
+# no `from __future__ import annotations`: the kernels' Array[...] annotations read the
+# shape arguments, which must be evaluated while the closure exists
+
+from ...dsl import Array, Int, kernel, partition, pipeline, unroll
+from ...dsl.kernel import Kernel
+
+__all__ = ["conv2d", "stencil2d", "stencil3d", "MACHSUITE_STENCIL2D", "MACHSUITE_STENCIL3D"]
+
+#: MachSuite's stencil2d shape: (rows, columns).
+MACHSUITE_STENCIL2D = (128, 64)
+#: MachSuite's stencil3d shape: (height, columns, rows).
+MACHSUITE_STENCIL3D = (32, 32, 16)
+
+
+def conv2d(h: int, w: int) -> Kernel:
+    """A 3x3 convolution of an ``h x w`` int8 image (``w`` even)."""
+    if h < 3 or w < 4 or w % 2:
+        raise ValueError(f"conv2d needs h >= 3 and an even w >= 4, not {h} x {w}")
+    oh, ow = h - 2, w - 2
+
+    @kernel
+    def conv2d(x: Array[Int(8), h, w], k: Array[Int(8), 3, 3], y: Array[Int(32), oh, ow]):
+        partition(x, factor=2, kind="cyclic")
+        partition(y, factor=2, kind="cyclic")
+        partition(k, kind="complete")
+        for r in range(oh):
+            for c in pipeline(range(0, ow, 2), ii=1):
+                acc0 = Int(32)(0)
+                acc1 = Int(32)(0)
+                for k1 in unroll(range(3)):
+                    for q in unroll(range(4)):  # each of the 4 columns is read once
+                        v = x[r + k1][c + q]
+                        if q <= 2:
+                            acc0 += k[2 - k1][2 - q] * v
+                        if q >= 1:
+                            acc1 += k[2 - k1][3 - q] * v
+                y[r][c] = acc0
+                y[r][c + 1] = acc1
+
+    return conv2d
+
+
+def stencil2d(rows: int, cols: int) -> Kernel:
+    """MachSuite stencil2d on an ``rows x cols`` int32 grid with a 3x3 int32 filter."""
+    if rows < 3 or cols < 3:
+        raise ValueError(f"stencil2d needs at least 3 x 3, not {rows} x {cols}")
+
+    @kernel
+    def stencil2d(orig: Array[Int(32), rows, cols], filt: Array[Int(32), 3, 3],
+                  sol: Array[Int(32), rows, cols]):
+        partition(filt, kind="complete")
+        for r in range(rows - 2):
+            for c in pipeline(range(cols - 2), ii=1):
+                t = Int(32)(0)
+                for k1 in unroll(range(3)):
+                    for k2 in unroll(range(3)):
+                        t += filt[k1][k2] * orig[r + k1][c + k2]
+                sol[r][c] = t
+
+    return stencil2d
+
+
+def stencil3d(height: int, cols: int, rows: int) -> Kernel:
+    """MachSuite stencil3d on an ``orig[height][cols][rows]`` int32 grid, ``coef = (C0, C1)``."""
+    if min(height, cols, rows) < 3:
+        raise ValueError(f"stencil3d needs at least 3 x 3 x 3, not {height} x {cols} x {rows}")
+    hh, cc, rr = height, cols, rows
+
+    @kernel
+    def stencil3d(orig: Array[Int(32), hh, cc, rr], coef: Array[Int(32), 2],
+                  sol: Array[Int(32), hh, cc, rr]):
+        partition(coef, kind="complete")
+        # boundary faces are copied, as in MachSuite
+        for j in range(cc):
+            for k in pipeline(range(rr), ii=1):
+                sol[0][j][k] = orig[0][j][k]
+                sol[hh - 1][j][k] = orig[hh - 1][j][k]
+        for i in range(1, hh - 1):
+            for k in pipeline(range(rr), ii=1):
+                sol[i][0][k] = orig[i][0][k]
+                sol[i][cc - 1][k] = orig[i][cc - 1][k]
+        for i in range(1, hh - 1):
+            for j in pipeline(range(1, cc - 1), ii=1):
+                sol[i][j][0] = orig[i][j][0]
+                sol[i][j][rr - 1] = orig[i][j][rr - 1]
+        for i in range(1, hh - 1):
+            for j in range(1, cc - 1):
+                for k in pipeline(range(1, rr - 1), ii=1):
+                    s1 = (orig[i + 1][j][k] + orig[i - 1][j][k] + orig[i][j + 1][k] +
+                          orig[i][j - 1][k] + orig[i][j][k + 1] + orig[i][j][k - 1])
+                    sol[i][j][k] = Int(32)(orig[i][j][k] * coef[0] + s1 * coef[1])
+
+    return stencil3d
