@@ -7,7 +7,12 @@ Prints:
 2. ResNet-50 single-batch on ``soc_configs/smaug_baseline.toml`` (target: < 2 s on one core),
    wall time and simulated events per second;
 3. wall time against network depth (ParaDnn residual CNNs, batch 1) and against the number of
-   accelerators (ResNet-50).
+   accelerators (ResNet-50);
+4. ResNet-50 on ``soc_configs/dsl_soc.toml`` (accelerators compiled from the DSL): the
+   one-off compile of the kernel in the process, then the simulation's wall time, against
+   the SMAUG baseline's, with the energy per component;
+5. the memory-system options on ResNet-50: double-buffered scratchpads and the LLC-footprint
+   model of the coherent port (simulated latency and wall time, each SoC).
 
 Run: ``python bench/soc_sim_speed.py`` (about half a minute).
 """
@@ -21,6 +26,7 @@ from archsim.compilers.graph import build_workload
 from archsim.sim.soc import EventQueue, Server, load_soc_config, simulate
 
 CONFIG = Path(__file__).resolve().parents[1] / "soc_configs" / "smaug_baseline.toml"
+DSL_CONFIG = CONFIG.with_name("dsl_soc.toml")
 
 
 def _best(fn, repeats: int = 3) -> tuple[float, object]:
@@ -119,6 +125,34 @@ def main() -> None:
         wall, res = _best(lambda c=c: simulate(c, graph))
         print(f"accelerators={n:2d}: {res.events:6d} events, wall {wall:.3f} s, "
               f"simulated latency {res.latency_s * 1e3:.2f} ms")
+
+    print("\n== 4. ResNet-50 on dsl_soc.toml (DSL GEMM-tile accelerators) ==")
+    dsl = load_soc_config(DSL_CONFIG)
+    t0 = time.perf_counter()
+    first = simulate(dsl, graph)
+    print(f"first run (kernel compiled to a Design once per process + simulation): "
+          f"{time.perf_counter() - t0:.3f} s")
+    wall, res = _best(lambda: simulate(dsl, graph))
+    print(f"wall {wall:.3f} s, {res.events} events, {res.events / wall:,.0f} events/s, "
+          f"simulated latency {res.latency_s * 1e3:.2f} ms "
+          f"(accelerator share {res.accelerator_share:.1%}); same result as the first run: "
+          f"{res.latency_s == first.latency_s}")
+    for name, e_j in res.energy.components_j().items():
+        print(f"  energy {name:20s} {e_j * 1e3:10.4f} mJ ({e_j / res.energy.total_j:6.1%})")
+
+    print("\n== 5. memory-system options, ResNet-50 ==")
+    for path in (CONFIG, CONFIG.with_name("systolic_soc.toml"), DSL_CONFIG):
+        base = load_soc_config(path)
+        variants = {"as described": base,
+                    "double-buffered": base.with_changes(double_buffered=True),
+                    "all ACP, LLC footprint": base.with_changes(policy="acp",
+                                                                acp_hits="footprint"),
+                    "all ACP, always hit": base.with_changes(policy="acp")}
+        for label, c in variants.items():
+            wall, res = _best(lambda c=c: simulate(c, graph))
+            print(f"{path.stem:15s} {label:24s} latency {res.latency_s * 1e3:8.2f} ms, "
+                  f"transfer {res.breakdown_s['data_transfer'] * 1e3:7.2f} ms, "
+                  f"LLC misses {res.transfers.llc_miss_bytes / 1e6:7.1f} MB, wall {wall:.3f} s")
 
 
 if __name__ == "__main__":

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -36,11 +38,22 @@ def test_run_prints_breakdown_and_writes_files(tmp_path):
                  "end-to-end", "alexnet-b1 on smaug-baseline"):
         assert word in res.output
     assert sorted(p.name for p in out.iterdir()) == [
-        "breakdown.csv", "breakdown.png", "gantt.png", "operators.csv", "result.json",
-        "timeline.csv"]
+        "breakdown.csv", "breakdown.png", "components.csv", "gantt.png", "operators.csv",
+        "result.json", "timeline.csv"]
     data = json.loads((out / "result.json").read_text())
     assert data["summary"]["accelerators"] == 2
     assert data["carbon"]["total_kg"] > 0
+    # Per-component energy and carbon sum to the totals (JSON and CSV alike).
+    rows = data["components"]
+    assert [r["component"] for r in rows] == [
+        "accelerator:smv", "scratchpads", "llc", "dram", "interconnect", "cpu", "leakage",
+        "packaging"]
+    assert sum(r["energy_j"] for r in rows) == pytest.approx(data["energy_j"]["total_j"])
+    assert sum(r["total_kg"] for r in rows) == pytest.approx(data["carbon"]["total_kg"])
+    with (out / "components.csv").open() as f:
+        csv_rows = list(csv.DictReader(f))
+    assert sum(float(r["total_kg"]) for r in csv_rows) == pytest.approx(
+        data["carbon"]["total_kg"])
 
 
 def test_run_errors_exit_2(tmp_path, capsys):

@@ -147,8 +147,8 @@ def test_results_export(tmp_path):
                                      batch=4))
     files = r.write(tmp_path)
     names = sorted(p.name for p in files)
-    assert names == ["breakdown.csv", "breakdown.png", "gantt.png", "operators.csv",
-                     "result.json", "timeline.csv"]
+    assert names == ["breakdown.csv", "breakdown.png", "components.csv", "gantt.png",
+                     "operators.csv", "result.json", "timeline.csv"]
     assert (tmp_path / "gantt.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     import json
 

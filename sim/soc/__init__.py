@@ -6,18 +6,27 @@ Describe an SoC in TOML (:func:`load_soc_config`), build a workload
     cfg = load_soc_config("soc_configs/smaug_baseline.toml")
     result = simulate(cfg, build_workload("resnet50"))
     result.breakdown_s, result.accelerator_share, result.write("out/")
+
+Accelerators are systolic arrays, SMAUG's SMV engine, any cycles model, or a DSL kernel
+compiled by the HLS compiler (``kind = "dsl"``, ``soc_configs/dsl_soc.toml``), whose cycles,
+energy and area come from its Design; energy and carbon are broken down per component.
 """
 
 from .accelerators import (
     AcceleratorModel,
     CallableModel,
+    DSLModel,
     SMVModel,
     SystolicModel,
+    gemm_tile_shape,
+    load_design,
     make_accelerator_model,
 )
+from .area import AcceleratorArea, accelerator_area, area_components_mm2, scratchpad_area_mm2
 from .carbon import add_carbon, embodied_carbon_kg, operational_carbon_kg
 from .config import (
     ACCELERATOR_KINDS,
+    AREA_SOURCES,
     HOST_MEMORY_POLICIES,
     AcceleratorConfig,
     CPUConfig,
@@ -31,19 +40,21 @@ from .config import (
     SocHeader,
     load_soc_config,
 )
-from .energy import EnergyBreakdown, energy_breakdown, soc_area_mm2
+from .energy import ENERGY_COMPONENTS, EnergyBreakdown, energy_breakdown, soc_area_mm2
 from .engine import EventQueue, Server, simulate
 from .results import CATEGORIES, OperatorRecord, SocResult, TransferTotals, attribute
 from .tiling import Job, LoopTiling, OperatorPlan, Step, best_tiling, plan_operator
 
 __all__ = [
-    "ACCELERATOR_KINDS", "HOST_MEMORY_POLICIES", "SocHeader", "CPUConfig", "ScratchpadConfig",
+    "ACCELERATOR_KINDS", "AREA_SOURCES", "HOST_MEMORY_POLICIES", "SocHeader", "CPUConfig", "ScratchpadConfig",
     "AcceleratorConfig", "DRAMConfig", "LLCConfig", "InterconnectConfig", "HostMemoryConfig",
     "EnergyConfig", "SoCConfig", "load_soc_config",
     "Step", "Job", "LoopTiling", "OperatorPlan", "best_tiling", "plan_operator",
-    "AcceleratorModel", "SystolicModel", "SMVModel", "CallableModel", "make_accelerator_model",
+    "AcceleratorModel", "SystolicModel", "SMVModel", "CallableModel", "DSLModel",
+    "make_accelerator_model", "load_design", "gemm_tile_shape",
+    "AcceleratorArea", "accelerator_area", "area_components_mm2", "scratchpad_area_mm2",
     "EventQueue", "Server", "simulate",
     "CATEGORIES", "TransferTotals", "OperatorRecord", "SocResult", "attribute",
-    "EnergyBreakdown", "energy_breakdown", "soc_area_mm2",
+    "ENERGY_COMPONENTS", "EnergyBreakdown", "energy_breakdown", "soc_area_mm2",
     "add_carbon", "embodied_carbon_kg", "operational_carbon_kg",
 ]

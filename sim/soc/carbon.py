@@ -8,6 +8,12 @@ Operational carbon: ``CI_use x energy``. An inference is charged its share of th
 carbon as ``latency / lifetime`` (the SoC assumed busy running inferences for its whole
 lifetime), so embodied and operational carbon per inference can be compared.
 
+Per component (:attr:`SocResult.carbon_components`), operational carbon follows each
+component's energy (accelerators, scratchpads, LLC, DRAM, interconnect, CPU, leakage) and the
+embodied carbon each component's share of the die area (:mod:`~archsim.sim.soc.area`:
+accelerators, scratchpads when their area is known apart, the CPU with its caches); the
+package is its own row. DRAM is off-chip: its embodied carbon is not counted.
+
 ACT's oldest logic node is 28 nm; an older node (archsim's 45 nm reference) uses the 28 nm
 rows -- an assumption stated in the result, since ACT gives no data for older nodes.
 """
@@ -21,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError
+from .area import area_components_mm2, soc_area_mm2
 from .config import SoCConfig
-from .energy import soc_area_mm2
 
 __all__ = ["ActTables", "act_tables", "carbon_intensity_g_per_kwh", "carbon_per_cm2_g",
            "embodied_carbon_kg", "operational_carbon_kg", "add_carbon", "GPA_LEVELS"]
@@ -132,8 +138,25 @@ def add_carbon(result: Any, config: SoCConfig, *, location: str = "world",
     area = soc_area_mm2(config)
     embodied = embodied_carbon_kg(area, config.soc.technology_nm, fab_location=fab_location,
                                   gpa=gpa)
-    per_inf = embodied * result.latency_s / (lifetime_years * _SECONDS_PER_YEAR)
+    share = result.latency_s / (lifetime_years * _SECONDS_PER_YEAR)
+    per_inf = embodied * share
     operational = operational_carbon_kg(result.energy.total_j, location)
+    g_per_mm2 = carbon_per_cm2_g(config.soc.technology_nm, fab_location=fab_location,
+                                 gpa=gpa) / 100.0
+    energy = result.energy.components_j()
+    areas = area_components_mm2(config)
+    rows = []
+    for name in [*energy, *(k for k in areas if k not in energy), "packaging"]:
+        e_j = energy.get(name, 0.0)
+        a_mm2 = areas.get(name, 0.0)
+        emb = (act_tables().packaging_g_per_ic if name == "packaging" else a_mm2 * g_per_mm2) \
+            / 1000.0
+        op = operational_carbon_kg(e_j, location)
+        rows.append({"component": name, "energy_j": e_j, "area_mm2": a_mm2,
+                     "operational_kg": op, "embodied_kg": emb,
+                     "embodied_per_inference_kg": emb * share,
+                     "total_kg": op + emb * share})
+    result.carbon_components = rows
     carbon = {"area_mm2": area, "node_row_nm": float(_node_row(config.soc.technology_nm)),
               "embodied_soc_kg": embodied, "embodied_per_inference_kg": per_inf,
               "operational_per_inference_kg": operational,

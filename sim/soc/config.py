@@ -20,13 +20,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ...errors import ConfigError
 
 __all__ = [
-    "ACCELERATOR_KINDS", "HOST_MEMORY_POLICIES", "SocHeader", "CPUConfig", "ScratchpadConfig",
+    "ACCELERATOR_KINDS", "AREA_SOURCES", "HOST_MEMORY_POLICIES", "SocHeader", "CPUConfig", "ScratchpadConfig",
     "AcceleratorConfig", "DRAMConfig", "LLCConfig", "InterconnectConfig", "HostMemoryConfig",
     "EnergyConfig", "SoCConfig", "load_soc_config",
 ]
 
 #: Accelerator kinds the simulator executes.
-ACCELERATOR_KINDS: tuple[str, ...] = ("systolic", "smv", "model")
+ACCELERATOR_KINDS: tuple[str, ...] = ("systolic", "smv", "model", "dsl")
+#: Where an accelerator's area comes from (see :class:`AcceleratorConfig`).
+AREA_SOURCES: tuple[str, ...] = ("config", "model", "synthesis")
 #: Host-memory policies per tensor class (SMAUG's DMA and ACP).
 HOST_MEMORY_POLICIES: tuple[str, ...] = ("dma", "acp")
 
@@ -73,12 +75,33 @@ class CPUConfig(_Model):
 
 
 class ScratchpadConfig(_Model):
-    """The three scratchpads of an accelerator, in elements of ``element_bytes`` bytes."""
+    """The three scratchpads of an accelerator, in elements of ``element_bytes`` bytes.
+
+    ``area_um2_per_bit`` prices them when an accelerator's area is derived rather than given
+    (``area_from = "model"`` or ``"synthesis"``): default 0.692 um^2 per bit = Intel's 45 nm
+    6T bit cell of 0.346 um^2 (Mistry et al., IEDM 2007) at an assumed 50 % array
+    efficiency (decoders, sense amplifiers, I/O).
+
+    ``double_buffered`` splits each scratchpad into two halves: tiles are sized for a half,
+    and an accelerator loads the next step's tiles (and stores the last job's output) while
+    it computes (:mod:`archsim.sim.soc.engine`).
+    """
 
     input_elements: int = Field(32768, ge=1)
     weight_elements: int = Field(32768, ge=1)
     output_elements: int = Field(32768, ge=1)
     element_bytes: int = Field(2, ge=1)
+    area_um2_per_bit: float = Field(0.692, ge=0)
+    double_buffered: bool = False
+
+    def buffer(self) -> ScratchpadConfig:
+        """The capacity one tile may use: half of each scratchpad when double-buffered."""
+        if not self.double_buffered:
+            return self
+        return self.model_copy(update={"input_elements": max(self.input_elements // 2, 1),
+                                       "weight_elements": max(self.weight_elements // 2, 1),
+                                       "output_elements": max(self.output_elements // 2, 1),
+                                       "double_buffered": False})
 
     @property
     def total_bytes(self) -> int:
@@ -95,11 +118,23 @@ class AcceleratorConfig(_Model):
     channels, each PE's MAC tree reduces input channels). ``model``: any design whose model
     view gives its cycles -- ``cycles_model = "package.module:function"`` names a callable
     ``function(*, m, k, n) -> int`` returning the cycles of an ``[m, k] x [k, n]`` tile (the
-    hook for DSL designs). All run element-wise, pooling and normalization on a
-    ``vector_lanes``-wide vector unit.
+    hook for any model). ``dsl``: a kernel written in the DSL, compiled once per process
+    (``kernel = "package.module:name"`` names an :func:`archsim.dsl.kernel` with the GEMM-tile
+    contract of :func:`archsim.dsl.library.gemm_tile_kernel`, or a factory
+    ``f(*, m, k, n) -> kernel`` called with ``tile = [m, k, n]``), scheduled at ``clock_ns``
+    under ``resources`` (e.g. ``{ mul = 4 }``); its cycles per tile are the Design's
+    predicted cycles (:mod:`archsim.sim.soc.accelerators`), its clock
+    ``1 / max(clock_ns, critical path)``. All run element-wise, pooling and normalization on
+    a ``vector_lanes``-wide vector unit.
+
+    Area (``area_from``): ``"config"`` (the default, except for ``dsl``) takes ``area_mm2`` as
+    the accelerator with its scratchpads (absent: 0); ``"model"`` (``dsl`` only, its
+    default) is the Design's pre-RTL estimate plus the scratchpads' SRAM; ``"synthesis"``
+    (``systolic`` or ``dsl``) is the Yosys cell area of the RTL block on NanGate45
+    (:func:`archsim.hw.synth.synthesize`, cached) plus the scratchpads' SRAM.
     """
 
-    kind: Literal["systolic", "smv", "model"]
+    kind: Literal["systolic", "smv", "model", "dsl"]
     name: str = ""
     count: int = Field(1, ge=1)
     frequency_hz: float = Field(1e9, gt=0)
@@ -112,7 +147,12 @@ class AcceleratorConfig(_Model):
     pipeline_cycles: int = Field(0, ge=0)
     scratchpads: ScratchpadConfig = ScratchpadConfig()
     area_mm2: float | None = Field(None, ge=0)
+    area_from: Literal["config", "model", "synthesis"] | None = None
     cycles_model: str | None = None
+    kernel: str | None = None
+    tile: tuple[int, int, int] | None = None
+    clock_ns: float = Field(2.0, gt=0)
+    resources: dict[str, int] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _model_has_cycles(self) -> AcceleratorConfig:
@@ -123,7 +163,40 @@ class AcceleratorConfig(_Model):
         elif self.cycles_model is not None:
             raise ValueError(f"cycles_model is only used with kind 'model', not "
                              f"'{self.kind}'")
+        if self.kind == "dsl":
+            if not self.kernel or ":" not in self.kernel:
+                raise ValueError("an accelerator of kind 'dsl' needs kernel = "
+                                 "\"package.module:name\"")
+            if "frequency_hz" in self.model_fields_set:
+                raise ValueError("a 'dsl' accelerator's clock is its clock_ns (the period it "
+                                 "is scheduled for), not frequency_hz")
+            if self.tile is not None and min(self.tile) < 1:
+                raise ValueError(f"tile must be three positive ints [m, k, n], not "
+                                 f"{list(self.tile)}")
+        else:
+            extra = sorted({"kernel", "tile", "clock_ns", "resources"} & self.model_fields_set)
+            if extra:
+                raise ValueError(f"{', '.join(extra)} only used with kind 'dsl', not "
+                                 f"'{self.kind}'")
+        source = self.area_source
+        if source == "model" and self.kind != "dsl":
+            raise ValueError(f"area_from = 'model' needs kind 'dsl' (the Design's estimate), "
+                             f"not '{self.kind}'")
+        if source == "synthesis" and self.kind not in ("systolic", "dsl"):
+            raise ValueError(f"area_from = 'synthesis' needs kind 'systolic' or 'dsl' (an RTL "
+                             f"block), not '{self.kind}'")
+        if source != "config" and self.area_mm2 is not None:
+            raise ValueError(f"area_mm2 is the area itself: leave it out with area_from = "
+                             f"'{source}'")
         return self
+
+    @property
+    def area_source(self) -> str:
+        """``area_from``, or its default: ``"model"`` for ``dsl`` without an ``area_mm2``,
+        else ``"config"``."""
+        if self.area_from is not None:
+            return self.area_from
+        return "model" if self.kind == "dsl" and self.area_mm2 is None else "config"
 
     @property
     def label(self) -> str:
@@ -131,8 +204,8 @@ class AcceleratorConfig(_Model):
 
     @property
     def macs_per_cycle(self) -> int | None:
-        """Peak MACs per cycle (``None`` for a ``model`` accelerator: only its model knows)."""
-        if self.kind == "model":
+        """Peak MACs per cycle (``None`` for ``model`` and ``dsl``: only their model knows)."""
+        if self.kind in ("model", "dsl"):
             return None
         return self.rows * self.cols if self.kind == "systolic" else self.pes * self.macs_per_pe
 
@@ -154,9 +227,19 @@ class LLCConfig(_Model):
     ``flush_bytes_per_s`` plus ``flush_fixed_s`` per operation. ACP transfers are coherent
     (no flush) and go through the LLC at ``acp_bandwidth_bytes_per_s`` (one port shared by
     every accelerator).
+
+    ``acp_hits`` says whether a coherent access finds its data in the LLC: ``"always"``, or
+    ``"footprint"`` -- an operator's ACP accesses hit when the bytes it moves over the port
+    (its distinct tiles of every tensor class routed to ACP) fit in ``size_bytes``, and
+    otherwise all miss (the data-preparation threads write the tiles in the order the
+    accelerators read them, a sequential scan larger than an LRU cache evicts every line
+    before its reuse). A miss is served from DRAM through the port: it occupies the shared
+    DRAM at ``dram.bandwidth_bytes_per_s`` (plus its latency) and costs DRAM energy besides
+    the LLC's.
     """
 
     size_bytes: int = Field(2 << 20, ge=1)
+    acp_hits: Literal["always", "footprint"] = "always"
     acp_bandwidth_bytes_per_s: float = Field(25.6e9, gt=0)
     acp_latency_s: float = Field(20e-9, ge=0)
     flush_bytes_per_s: float = Field(8e9, gt=0)
@@ -232,18 +315,27 @@ class SoCConfig(_Model):
             raise _config_error(exc, file) from None
 
     def with_changes(self, *, accelerators: int | None = None, policy: str | None = None,
-                     threads: int | None = None) -> SoCConfig:
+                     threads: int | None = None, double_buffered: bool | None = None,
+                     acp_hits: str | None = None) -> SoCConfig:
         """A copy with every accelerator's ``count``, all host-memory policies or the data-prep
-        threads replaced (the knobs of SMAUG's SoC studies); validated like a file."""
-        data = self.model_dump()
-        if accelerators is not None:
-            for acc in data["accelerators"]:
+        threads replaced (the knobs of SMAUG's SoC studies), or with double-buffered
+        scratchpads or the LLC's ``acp_hits`` model switched; validated like a file."""
+        # Only the fields the description set: validators that tell a field given from a
+        # default (a dsl accelerator's frequency_hz) see the same document again.
+        data = self.model_dump(exclude_unset=True)
+        for acc in data["accelerators"]:
+            if accelerators is not None:
                 acc["count"] = accelerators
+            if double_buffered is not None:
+                acc.setdefault("scratchpads", {})["double_buffered"] = double_buffered
+        if acp_hits is not None:
+            data.setdefault("llc", {})["acp_hits"] = acp_hits
         if policy is not None:
             data["host_memory"] = {"inputs": policy, "weights": policy, "outputs": policy}
         if threads is not None:
-            data["cpu"]["data_prep_threads"] = threads
-            data["cpu"]["cores"] = max(data["cpu"]["cores"], threads)
+            cpu = data.setdefault("cpu", {})
+            cpu["data_prep_threads"] = threads
+            cpu["cores"] = max(self.cpu.cores, threads)
         return SoCConfig.from_dict(data)
 
 

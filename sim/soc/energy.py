@@ -8,21 +8,35 @@ another node or supply the accelerator's dynamic energies scale to first order w
 capacitance (~ feature size) and ``V**2``: ``(node / 45) * (V / 0.9) ** 2`` -- an assumption,
 stated in every result. DRAM energy is the memory's own and does not scale with the SoC node.
 The CPU is charged its ``active_power_w`` while its threads are busy; leakage is
-``leakage_w_per_mm2`` over the SoC area for the whole run.
+``leakage_w_per_mm2`` over the SoC area (:mod:`~archsim.sim.soc.area`) for the whole run.
+Compute energy is kept per accelerator (by its label): each model answers its steps'
+energy (:meth:`~archsim.sim.soc.accelerators.AcceleratorModel.step_energy_j`; a DSL design
+from its schedule's estimate), so :meth:`EnergyBreakdown.components_j` splits the total into
+accelerators, scratchpads, LLC, DRAM, interconnect, CPU and leakage.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, fields
 
+from .area import soc_area_mm2
 from .config import SoCConfig
 
-__all__ = ["EnergyBreakdown", "soc_area_mm2", "energy_breakdown", "node_scale"]
+__all__ = ["EnergyBreakdown", "soc_area_mm2", "energy_breakdown", "node_scale",
+           "ENERGY_COMPONENTS"]
+
+#: Components of :meth:`EnergyBreakdown.components_j` after the accelerators.
+ENERGY_COMPONENTS: tuple[str, ...] = ("scratchpads", "llc", "dram", "interconnect", "cpu",
+                                      "leakage")
 
 
 @dataclass(frozen=True)
 class EnergyBreakdown:
-    """Joules per component of one run; :attr:`total_j` is their sum."""
+    """Joules per component of one run; :attr:`total_j` is their sum.
+
+    ``accelerators_j`` splits ``compute_j`` by accelerator label (empty when the energy was
+    computed from action counts alone).
+    """
 
     compute_j: float
     scratchpad_j: float
@@ -31,6 +45,7 @@ class EnergyBreakdown:
     interconnect_j: float
     cpu_j: float
     leakage_j: float
+    accelerators_j: dict[str, float] = field(default_factory=dict)
 
     @property
     def total_j(self) -> float:
@@ -38,7 +53,19 @@ class EnergyBreakdown:
                 self.interconnect_j + self.cpu_j + self.leakage_j)
 
     def as_dict(self) -> dict[str, float]:
-        return {**asdict(self), "total_j": self.total_j}
+        """The scalar fields and ``total_j``."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)
+               if f.name != "accelerators_j"}
+        return {**out, "total_j": self.total_j}
+
+    def components_j(self) -> dict[str, float]:
+        """Joules per component: ``accelerator:<label>`` for each accelerator, then
+        :data:`ENERGY_COMPONENTS`; the values sum to :attr:`total_j`."""
+        accs = {f"accelerator:{k}": v for k, v in self.accelerators_j.items()} or \
+            {"accelerator": self.compute_j}
+        return {**accs, "scratchpads": self.scratchpad_j, "llc": self.llc_j,
+                "dram": self.dram_j, "interconnect": self.interconnect_j, "cpu": self.cpu_j,
+                "leakage": self.leakage_j}
 
 
 def node_scale(config: SoCConfig) -> float:
@@ -48,14 +75,10 @@ def node_scale(config: SoCConfig) -> float:
         (config.soc.voltage_v / e.reference_voltage_v) ** 2
 
 
-def soc_area_mm2(config: SoCConfig) -> float:
-    """CPU area plus every accelerator instance's ``area_mm2`` (unknown areas count 0)."""
-    return config.cpu.area_mm2 + sum((a.area_mm2 or 0.0) * a.count for a in config.accelerators)
-
-
 def energy_breakdown(config: SoCConfig, *, macs: float, vector_ops: float, spad_bytes: float,
                      dram_bytes: float, acp_bytes: float, cpu_busy_s: float,
-                     latency_s: float) -> EnergyBreakdown:
+                     latency_s: float,
+                     accelerator_j: dict[str, float] | None = None) -> EnergyBreakdown:
     """Energy of a run from its action counts.
 
     Parameters
@@ -70,16 +93,27 @@ def energy_breakdown(config: SoCConfig, *, macs: float, vector_ops: float, spad_
         Sum of busy time over the CPU threads.
     latency_s
         End-to-end latency (leakage time).
+    accelerator_j
+        Dynamic compute energy per accelerator label at the reference node, as the
+        accelerators' models answered it; when given, it replaces the ``macs`` and
+        ``vector_ops`` estimate of the compute energy.
     """
     e = config.energy
     s = node_scale(config)
     pj = 1e-12
+    if accelerator_j is not None:
+        per_acc = {k: v * s for k, v in accelerator_j.items()}
+        compute_j = sum(per_acc.values())
+    else:
+        per_acc = {}
+        compute_j = (macs * e.mac_pj + vector_ops * e.vector_op_pj) * s * pj
     return EnergyBreakdown(
-        compute_j=(macs * e.mac_pj + vector_ops * e.vector_op_pj) * s * pj,
+        compute_j=compute_j,
         scratchpad_j=spad_bytes * e.scratchpad_pj_per_byte * s * pj,
         llc_j=acp_bytes * config.llc.energy_pj_per_byte * s * pj,
         dram_j=dram_bytes * 8 * config.dram.energy_pj_per_bit * pj,
         interconnect_j=(dram_bytes + acp_bytes) * config.interconnect.energy_pj_per_byte * s * pj,
         cpu_j=cpu_busy_s * config.cpu.active_power_w,
         leakage_j=e.leakage_w_per_mm2 * soc_area_mm2(config) * latency_s,
+        accelerators_j=per_acc,
     )

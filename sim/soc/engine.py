@@ -14,9 +14,16 @@ For each accelerated operator:
    already resident in its scratchpads over the DRAM (DMA) or the coherent port (ACP) --
    each one server shared by every accelerator, so transfers queue and adding accelerators
    saturates at the memory bandwidth -- then computes (``accelerator_compute``); a job ends
-   by storing its output tile;
+   by storing its output tile (with ``llc.acp_hits = "footprint"``, an operator whose ACP
+   bytes exceed the LLC has its ACP transfers served by the DRAM);
 5. when every job is done the data-preparation threads gather the output tiles back
    (``data_prep``).
+
+With double-buffered scratchpads (``scratchpads.double_buffered``: the tiler gives each
+tile half of every scratchpad) an accelerator loads step ``s + 1`` -- the next step of the
+job, or the first of its next job -- while it computes step ``s``, and stores a job's output
+tile while it computes the next job; a job's first step waits until at most one earlier
+store is in flight (two output buffers).
 
 Recurrent layers repeat steps 2-5 per time step (the steps depend on each other). Operators
 the accelerators cannot run (reshapes, embeddings) are copies on the data-preparation threads.
@@ -34,6 +41,7 @@ push and a callback, and the engine needs nothing SimPy adds
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -121,7 +129,7 @@ def _ignore(_: Any) -> None:
 
 class _Accelerator:
     __slots__ = ("index", "model", "server", "jobs", "running", "last_input", "last_weight",
-                 "freq")
+                 "freq", "cur", "cur_ready", "computing", "stores")
 
     def __init__(self, q: EventQueue, index: int, model: Any) -> None:
         self.index = index
@@ -131,7 +139,13 @@ class _Accelerator:
         self.running = False
         self.last_input: tuple | None = None
         self.last_weight: tuple | None = None
-        self.freq = model.config.frequency_hz
+        self.freq = model.frequency_hz
+        # Double-buffered pipeline: the step loaded or loading next, whether its loads are
+        # done, the step computing (each a (job item, step index) pair) and stores in flight.
+        self.cur: tuple[Any, int] | None = None
+        self.cur_ready = False
+        self.computing: tuple[Any, int] | None = None
+        self.stores = 0
 
 
 class _Simulation:
@@ -164,10 +178,14 @@ class _Simulation:
         self.macs = 0
         self.vector_ops = 0.0
         self.spad_bytes = 0.0
+        self.acc_energy_j: dict[str, float] = {a.model.name: 0.0 for a in accs}
         hm = config.host_memory
         self.policy = {"input": hm.inputs, "weight": hm.weights, "output": hm.outputs}
         self._port = {"dma": self.dram, "acp": self.acp}
         self.rr = 0
+        self.check_llc = config.llc.acp_hits == "footprint"
+        self.double = config.accelerators[0].scratchpads.double_buffered
+        self.acp_miss = False
 
     # -- costs --------------------------------------------------------------------------
     def _transfer_s(self, policy: str, nbytes: float) -> float:
@@ -177,6 +195,13 @@ class _Simulation:
                 nbytes / c.llc.acp_bandwidth_bytes_per_s
         return c.interconnect.transfer_setup_s + c.dram.latency_s + \
             nbytes / c.dram.bandwidth_bytes_per_s
+
+    def _miss_s(self, nbytes: float) -> float:
+        """An ACP access that misses in the LLC: through the port, served by the DRAM."""
+        c = self.cfg
+        bw = min(c.dram.bandwidth_bytes_per_s, c.llc.acp_bandwidth_bytes_per_s)
+        return c.interconnect.transfer_setup_s + c.llc.acp_latency_s + c.dram.latency_s + \
+            nbytes / bw
 
     def _flush_s(self, nbytes: float) -> float:
         return self.cfg.llc.flush_fixed_s + nbytes / self.cfg.llc.flush_bytes_per_s
@@ -197,6 +222,8 @@ class _Simulation:
         self.op_start = self.q.now
         plan = self.plans[self.op_index]
         self.rr = 0
+        self.acp_miss = self.check_llc and _acp_footprint(plan, self.policy) > \
+            self.cfg.llc.size_bytes
         if plan.target == "cpu":
             self.main.submit(self.cfg.cpu.framework_overhead_s_per_op, "cpu_framework",
                              self.op_index, self._cpu_copy, plan)
@@ -279,6 +306,9 @@ class _Simulation:
     def _enqueue(self, item: Any) -> None:
         acc = item[0]
         acc.jobs.append(item)
+        if self.double:
+            self._db_kick(acc)
+            return
         if not acc.running:
             acc.running = True
             self._run_job(acc)
@@ -307,18 +337,83 @@ class _Simulation:
         cls, nbytes = transfers[j]
         pol = self.policy[cls]
         self.totals.add(cls, pol, nbytes)
+        then_next = lambda _: self._transfers(acc, transfers, j + 1, then)  # noqa: E731
+        if pol == "acp" and self.acp_miss:
+            self.totals.llc_miss_bytes += nbytes
+            self.dram.submit(self._miss_s(nbytes), "data_transfer", self.op_index, then_next)
+            return
         self._port[pol].submit(self._transfer_s(pol, nbytes), "data_transfer", self.op_index,
-                               lambda _: self._transfers(acc, transfers, j + 1, then))
+                               then_next)
 
     def _compute(self, acc: _Accelerator, loads: list, i: int) -> None:
-        st = loads[i][2]
+        acc.server.submit(self._compute_s(acc, loads[i][2], acc.jobs[0][2]),
+                          "accelerator_compute", self.op_index,
+                          lambda _: self._step(acc, loads, i + 1))
+
+    def _compute_s(self, acc: _Accelerator, st: Any, out_bytes: float) -> float:
+        """Account one step's actions; its compute time."""
+        model = acc.model
         self.macs += st.macs
         self.vector_ops += st.vector_ops
+        self.acc_energy_j[model.name] += model.step_energy_j(st)
         # Compute reads each operand tile once; the output tile is read-modified-written.
-        self.spad_bytes += st.input_bytes + st.weight_bytes + 2.0 * acc.jobs[0][2]
-        cycles = acc.model.step_cycles(st)
-        acc.server.submit(cycles / acc.freq, "accelerator_compute", self.op_index,
-                          lambda _: self._step(acc, loads, i + 1))
+        if model.counts_scratchpad_reads:
+            self.spad_bytes += st.input_bytes + st.weight_bytes + 2.0 * out_bytes
+        return model.step_cycles(st) / acc.freq
+
+    # -- double-buffered pipeline -----------------------------------------------------------
+    def _db_kick(self, acc: _Accelerator) -> None:
+        """Start loading the next step into the free buffer, if there is one to load."""
+        if acc.cur is not None:
+            return
+        comp = acc.computing
+        if comp is not None and comp[1] + 1 < len(comp[0][1]):
+            nxt = (comp[0], comp[1] + 1)
+        elif acc.jobs:
+            nxt = (acc.jobs.popleft(), 0)
+        else:
+            return
+        acc.cur = nxt
+        acc.cur_ready = False
+        in_b, w_b, _ = nxt[0][1][nxt[1]]
+        transfers = [t for t in (("input", in_b), ("weight", w_b)) if t[1] > 0]
+        self._transfers(acc, transfers, 0, lambda _: self._db_loaded(acc))
+
+    def _db_loaded(self, acc: _Accelerator) -> None:
+        acc.cur_ready = True
+        self._db_try_compute(acc)
+
+    def _db_try_compute(self, acc: _Accelerator) -> None:
+        if acc.computing is not None or acc.cur is None or not acc.cur_ready:
+            return
+        item, i = acc.cur
+        if i == 0 and acc.stores >= 2:
+            return  # both output buffers still draining; retried when a store ends
+        acc.computing = acc.cur
+        acc.cur = None
+        dur = self._compute_s(acc, item[1][i][2], item[2])
+        acc.server.submit(dur, "accelerator_compute", self.op_index,
+                          lambda _: self._db_computed(acc))
+        self._db_kick(acc)
+
+    def _db_computed(self, acc: _Accelerator) -> None:
+        item, i = acc.computing
+        acc.computing = None
+        if i == len(item[1]) - 1:
+            acc.stores += 1
+            self._transfers(acc, [("output", item[2])], 0,
+                            lambda _: self._db_stored(acc))
+            self._db_kick(acc)  # the next job, if it was not there when this step began
+        self._db_try_compute(acc)
+
+    def _db_stored(self, acc: _Accelerator) -> None:
+        acc.stores -= 1
+        self._db_try_compute(acc)
+        self.pending -= 1
+        if self.pending == 0:
+            plan = self.plans[self.op_index]
+            share = 1.0 / len(self.group_jobs)
+            self._split_prep(plan.output_bytes * share, self._group_done)
 
     def _store(self, acc: _Accelerator) -> None:
         _, _, out_bytes = acc.jobs[0]
@@ -352,6 +447,23 @@ class _Simulation:
             yield a.server
 
 
+def _acp_footprint(plan: OperatorPlan, policy: dict[str, str]) -> float:
+    """Distinct bytes an operator moves over the coherent port (its tiles of every tensor
+    class whose policy is ACP)."""
+    total = plan.output_bytes if policy["output"] == "acp" else 0.0
+    seen: set[tuple] = set()
+    for job in plan.jobs:
+        for st in job.steps:
+            if policy["input"] == "acp" and st.input_key not in seen:
+                seen.add(st.input_key)
+                total += st.input_bytes
+            if policy["weight"] == "acp" and st.weight_key is not None and \
+                    st.weight_key not in seen:
+                seen.add(st.weight_key)
+                total += st.weight_bytes
+    return total
+
+
 def simulate(config: SoCConfig, graph: WorkloadGraph, *,
              progress: Callable[[int, int], None] | None = None) -> SocResult:
     """Simulate one inference of ``graph`` on the SoC ``config``.
@@ -373,8 +485,11 @@ def simulate(config: SoCConfig, graph: WorkloadGraph, *,
     """
     t0 = time.perf_counter()
     spads = config.accelerators[0].scratchpads
+    models = [make_accelerator_model(a, config.energy) for a in config.accelerators]
+    # One tiling serves the whole pool: align it to every accelerator's tile granularity.
+    align = tuple(math.lcm(*(m.tile_align[d] for m in models)) for d in range(3))
     ops = list(graph)
-    plans = [plan_operator(op, spads) for op in ops]
+    plans = [plan_operator(op, spads, align=align) for op in ops]
     total = len(plans)
     cb = (lambda done: progress(done, total)) if progress is not None else None
     sim = _Simulation(config, plans, cb)
@@ -382,6 +497,7 @@ def simulate(config: SoCConfig, graph: WorkloadGraph, *,
     wall = time.perf_counter() - t0
     return build_result(config=config, graph=graph, plans=plans, servers=list(sim.servers()),
                         op_windows=sim.op_windows, totals=sim.totals, macs=sim.macs,
-                        vector_ops=sim.vector_ops, spad_bytes=sim.spad_bytes, events=sim.q.events, wall_time_s=wall,
-                        accelerators=len(sim.accs))
+                        vector_ops=sim.vector_ops, spad_bytes=sim.spad_bytes,
+                        events=sim.q.events, wall_time_s=wall, accelerators=len(sim.accs),
+                        accelerator_energy_j=sim.acc_energy_j)
 

@@ -30,13 +30,18 @@ _COLORS = {"accelerator_compute": "#2ca02c", "data_transfer": "#1f77b4", "data_p
 
 @dataclass
 class TransferTotals:
-    """Bytes moved between host memory and the scratchpads, by tensor class and port."""
+    """Bytes moved between host memory and the scratchpads, by tensor class and port.
+
+    ``llc_miss_bytes`` are the part of ``acp_bytes`` that missed in the LLC and came from
+    DRAM (``LLCConfig.acp_hits = "footprint"``).
+    """
 
     input_bytes: float = 0.0
     weight_bytes: float = 0.0
     output_bytes: float = 0.0
     dram_bytes: float = 0.0
     acp_bytes: float = 0.0
+    llc_miss_bytes: float = 0.0
     transfers: int = 0
 
     def add(self, tensor_class: str, policy: str, nbytes: float) -> None:
@@ -135,7 +140,11 @@ class SocResult:
     energy
         Energy per component (:mod:`~archsim.sim.soc.energy`).
     carbon
-        Carbon breakdown (``None`` until :func:`~archsim.sim.soc.carbon.add_carbon`).
+        Carbon totals (``None`` until :func:`~archsim.sim.soc.carbon.add_carbon`).
+    carbon_components
+        Per component (accelerators, scratchpads, LLC, DRAM, interconnect, CPU, leakage,
+        packaging): energy, area, operational and embodied carbon per inference; the
+        ``total_kg`` column sums to ``carbon["total_kg"]`` (empty until ``add_carbon``).
     """
 
     soc: str
@@ -152,6 +161,7 @@ class SocResult:
     wall_time_s: float
     carbon: dict[str, float] | None = None
     assumptions: list[str] = field(default_factory=list)
+    carbon_components: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def breakdown_fraction(self) -> dict[str, float]:
@@ -177,19 +187,30 @@ class SocResult:
                 **({"carbon_total_kg": self.carbon["total_kg"]} if self.carbon else {}),
                 "events": self.events, "wall_time_s": self.wall_time_s}
 
+    def component_rows(self) -> list[dict[str, Any]]:
+        """One row per component: ``energy_j`` and, after ``add_carbon``, the carbon columns
+        (``carbon_components``); the energy column sums to ``energy.total_j``."""
+        if self.carbon_components:
+            return [dict(r) for r in self.carbon_components]
+        return [{"component": k, "energy_j": v}
+                for k, v in self.energy.components_j().items()]
+
     def to_dict(self) -> dict[str, Any]:
         return {"summary": self.summary(), "breakdown_s": self.breakdown_s,
                 "breakdown_fraction": self.breakdown_fraction,
                 "transfers": {**asdict(self.transfers),
                               "total_bytes": self.transfers.total_bytes},
-                "energy_j": self.energy.as_dict(), "carbon": self.carbon,
+                "energy_j": self.energy.as_dict(),
+                "energy_components_j": self.energy.components_j(), "carbon": self.carbon,
+                "components": self.component_rows(),
                 "operators": [o.row() for o in self.operators],
                 "assumptions": self.assumptions}
 
     # -- export ---------------------------------------------------------------------------
     def write(self, out_dir: str | Path, *, plots: bool = True) -> list[Path]:
-        """Write ``result.json``, ``operators.csv``, ``timeline.csv``, ``breakdown.csv`` and
-        (with ``plots``) ``gantt.png`` and ``breakdown.png`` to ``out_dir``."""
+        """Write ``result.json``, ``operators.csv``, ``timeline.csv``, ``breakdown.csv``,
+        ``components.csv`` (energy and carbon per component) and (with ``plots``)
+        ``gantt.png`` and ``breakdown.png`` to ``out_dir``."""
         out = Path(out_dir)
         files = [write_json(out / "result.json", self.to_dict()),
                  write_csv(out / "operators.csv", [o.row() for o in self.operators]),
@@ -199,7 +220,8 @@ class SocResult:
                            columns=["resource", "category", "op_index", "start_s", "end_s"]),
                  write_csv(out / "breakdown.csv",
                            [{"category": c, "seconds": v, "fraction": self.breakdown_fraction[c]}
-                            for c, v in self.breakdown_s.items()])]
+                            for c, v in self.breakdown_s.items()]),
+                 write_csv(out / "components.csv", self.component_rows())]
         if plots:
             files.append(self.plot_gantt(out / "gantt.png"))
             files.append(self.plot_breakdown(out / "breakdown.png"))
@@ -237,14 +259,18 @@ class SocResult:
         return path
 
     def plot_breakdown(self, path: str | Path) -> Path:
-        """Overall latency breakdown, energy breakdown and per-operator stacked bars."""
+        """Overall latency breakdown, energy (and, after ``add_carbon``, carbon) per component
+        and per-operator stacked bars."""
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        fig, (ax0, ax_e, ax1) = plt.subplots(3, 1, figsize=(12, 9),
-                                             gridspec_kw={"height_ratios": [1, 1, 3]})
+        carbon = {r["component"]: r["total_kg"] for r in self.carbon_components}
+        panels = 4 if carbon else 3
+        fig, axes = plt.subplots(panels, 1, figsize=(12, 9 + 1.5 * (panels - 3)),
+                                 gridspec_kw={"height_ratios": [1] * (panels - 1) + [3]})
+        ax0, ax_e, ax1 = axes[0], axes[1], axes[-1]
         left = 0.0
         for c in CATEGORIES:
             v = self.breakdown_s[c] * 1e3
@@ -254,16 +280,13 @@ class SocResult:
         ax0.set_yticks([])
         ax0.set_xlabel("end-to-end latency (ms)")
         ax0.legend(ncol=5, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 1.45))
-        energy = {k: v for k, v in self.energy.as_dict().items() if k != "total_j"}
-        left = 0.0
         cmap = plt.get_cmap("tab10")
-        for i, (k, v) in enumerate(energy.items()):
-            ax_e.barh([0], [v * 1e3], left=left, color=cmap(i),
-                      label=f"{k.removesuffix('_j')} {v / self.energy.total_j:.0%}")
-            left += v * 1e3
-        ax_e.set_yticks([])
-        ax_e.set_xlabel("energy (mJ)")
-        ax_e.legend(ncol=7, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 1.5))
+        names = list(self.energy.components_j()) + (["packaging"] if carbon else [])
+        colors = {k: cmap(i % 10) for i, k in enumerate(names)}
+        _stacked_bar(ax_e, self.energy.components_j(), 1e3, colors, "energy (mJ)")
+        if carbon:
+            _stacked_bar(axes[2], carbon, 1e6, colors,
+                         "carbon per inference (mg CO2e, operational + embodied share)")
         x = np.arange(len(self.operators))
         bottom = np.zeros(len(x))
         for c in CATEGORIES:
@@ -279,10 +302,46 @@ class SocResult:
         return path
 
 
+def _stacked_bar(ax: Any, parts: dict[str, float], scale: float, colors: dict[str, Any],
+                 xlabel: str) -> None:
+    total = sum(parts.values())
+    left = 0.0
+    for k, v in parts.items():
+        share = v / total if total else 0.0
+        ax.barh([0], [v * scale], left=left, color=colors[k], label=f"{k} {share:.0%}")
+        left += v * scale
+    ax.set_yticks([])
+    ax.set_xlabel(xlabel)
+    ax.legend(ncol=min(len(parts), 8), fontsize=7, loc="upper center",
+              bbox_to_anchor=(0.5, 1.6))
+
+
+def _accelerator_assumption(acc: Any) -> str:
+    from .area import accelerator_area
+
+    area = accelerator_area(acc)
+    where = {"config": "area_mm2 of the description (with its scratchpads)",
+             "model": "the Design's pre-RTL estimate + scratchpad SRAM",
+             "synthesis": "Yosys NanGate45 cell area of the RTL + scratchpad SRAM"}
+    text = (f"accelerator '{acc.label}' ({acc.kind}): area {area.total_mm2:.4g} mm^2 each from "
+            f"{where[area.source]}")
+    if acc.kind == "dsl":
+        from .accelerators import load_design, make_accelerator_model
+
+        model = make_accelerator_model(acc)
+        m, k, n = model.tile
+        text += (f"; kernel {acc.kernel} compiled once at {load_design(acc).clock_ns} ns: "
+                 f"{m}x{k}x{n} tile, {model.invocation_cycles} cycles and "
+                 f"{model.invocation_energy_j * 1e9:.4g} nJ per invocation (model view), "
+                 f"edge blocks zero-padded to the tile")
+    return text
+
+
 def build_result(*, config: Any, graph: Any, plans: list[Any], servers: list[Any],
                  op_windows: list[tuple[float, float]], totals: TransferTotals, macs: int,
                  vector_ops: float, spad_bytes: float, events: int, wall_time_s: float,
-                 accelerators: int) -> SocResult:
+                 accelerators: int,
+                 accelerator_energy_j: dict[str, float] | None = None) -> SocResult:
     """Assemble a :class:`SocResult` from a finished simulation (used by the engine)."""
     intervals = [iv for srv in servers for iv in srv.intervals]
     end_s = op_windows[-1][1] if op_windows else 0.0
@@ -300,8 +359,10 @@ def build_result(*, config: Any, graph: Any, plans: list[Any], servers: list[Any
                    for s, e, _, _ in srv.intervals)
     energy = energy_breakdown(config, macs=macs, vector_ops=vector_ops,
                               spad_bytes=spad_bytes + totals.total_bytes,
-                              dram_bytes=totals.dram_bytes, acp_bytes=totals.acp_bytes,
-                              cpu_busy_s=cpu_busy, latency_s=end_s)
+                              dram_bytes=totals.dram_bytes + totals.llc_miss_bytes,
+                              acp_bytes=totals.acp_bytes,
+                              cpu_busy_s=cpu_busy, latency_s=end_s,
+                              accelerator_j=accelerator_energy_j)
     from .energy import node_scale
 
     assumptions = [
@@ -311,6 +372,11 @@ def build_result(*, config: Any, graph: Any, plans: list[Any], servers: list[Any
         f"energy: Horowitz ISSCC 2014 45 nm figures scaled by {node_scale(config):.3g} to "
         f"{config.soc.technology_nm} nm / {config.soc.voltage_v} V",
     ]
+    for acc in config.accelerators:
+        assumptions.append(_accelerator_assumption(acc))
+    if config.llc.acp_hits == "footprint":
+        assumptions.append("ACP accesses hit in the LLC only for operators whose ACP bytes fit "
+                           f"its {config.llc.size_bytes} bytes; otherwise all miss to DRAM")
     return SocResult(soc=config.soc.name, workload=graph.name, accelerators=accelerators,
                      latency_s=end_s, breakdown_s=totals_s, operators=ops, timeline=timeline,
                      transfers=totals, energy=energy, macs=int(macs), events=events,

@@ -19,6 +19,7 @@ is not loaded again (SMAUG's tile reuse).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -115,7 +116,8 @@ def _candidates(size: int) -> np.ndarray:
 @lru_cache(maxsize=4096)
 def best_tiling(*, rows: int, reduction: int, cols: int, in_per_row: int, in_fixed_rows: int,
                 w_per: int, out_per_row: int, in_cap: int, w_cap: int, out_cap: int,
-                row_stride: int = 1) -> LoopTiling | None:
+                row_stride: int = 1, row_align: int = 1, reduction_align: int = 1,
+                col_align: int = 1) -> LoopTiling | None:
     """The legal 3-loop tiling with the largest total tile size (elements), or ``None``.
 
     Tile footprints (elements), for ``r`` rows, ``c`` reduction and ``k`` columns:
@@ -127,16 +129,50 @@ def best_tiling(*, rows: int, reduction: int, cols: int, in_per_row: int, in_fix
     the largest one the weight and output scratchpads allow; every ``r`` and ``c`` is tried
     (when ``rows * reduction`` exceeds 4M pairs, only the block sizes ``ceil(size / j)`` are,
     to bound memory). Ties go to fewer tiles, then to the larger reduction block.
+
+    With ``*_align`` > 1 (an accelerator with a fixed tile, e.g. a DSL kernel), blocks are
+    first restricted to multiples of the alignment or the whole dimension, so that blocks do
+    not leave partly empty kernel tiles; when no such tiling fits, the unaligned search runs.
     """
     if rows * reduction <= (1 << 22):
-        r = np.arange(1, rows + 1)[:, None]
-        c = np.arange(1, reduction + 1)[None, :]
+        r_all = np.arange(1, rows + 1)
+        c_all = np.arange(1, reduction + 1)
     else:
-        r = _candidates(rows)[:, None]
-        c = _candidates(reduction)[None, :]
+        r_all = _candidates(rows)
+        c_all = _candidates(reduction)
+    args = (rows, reduction, cols, in_per_row, in_fixed_rows, w_per, out_per_row, in_cap, w_cap,
+            out_cap, row_stride)
+    if max(row_align, reduction_align, col_align) > 1:
+        found = _search(_aligned(r_all, rows, row_align), _aligned(c_all, reduction,
+                                                                   reduction_align),
+                        col_align, *args)
+        if found is not None:
+            return found
+    return _search(r_all, c_all, 1, *args)
+
+
+def _aligned(cands: np.ndarray, size: int, align: int) -> np.ndarray:
+    """The multiples of ``align`` next to each candidate block size, and the whole ``size``
+    (as many as the candidates, at most twice)."""
+    if align <= 1:
+        return cands
+    down = cands // align * align
+    up = -(-cands // align) * align
+    both = np.concatenate([down, up, [size]])
+    return np.unique(both[(both >= align) & (both <= size) | (both == size)])
+
+
+def _search(r_c: np.ndarray, c_c: np.ndarray, col_align: int, rows: int, reduction: int,
+            cols: int, in_per_row: int, in_fixed_rows: int, w_per: int, out_per_row: int,
+            in_cap: int, w_cap: int, out_cap: int, row_stride: int) -> LoopTiling | None:
+    r = r_c[:, None]
+    c = c_c[None, :]
     in_el = c * ((r - 1) * row_stride + in_fixed_rows) * in_per_row
     k = np.minimum(np.minimum(cols, w_cap // (c * w_per)), out_cap // (r * out_per_row))
     ok = (in_el <= in_cap) & (k >= 1)
+    if col_align > 1:
+        k = np.where(k < cols, k - k % col_align, k)
+        ok &= k >= 1
     if not ok.any():
         return None
     k = np.maximum(k, 1)
@@ -164,7 +200,8 @@ def _no_tiling(op: Operator, spads: ScratchpadConfig) -> ConfigError:
         field="accelerators.scratchpads")
 
 
-def _plan_conv(op: Operator, spads: ScratchpadConfig, eb: float) -> OperatorPlan:
+def _plan_conv(op: Operator, spads: ScratchpadConfig, eb: float,
+               align: tuple[int, int, int] = (1, 1, 1)) -> OperatorPlan:
     a = op.attrs
     n, g = a["batch"], a["groups"]
     cin, cout = a["in_channels"] // g, a["out_channels"] // g
@@ -173,9 +210,14 @@ def _plan_conv(op: Operator, spads: ScratchpadConfig, eb: float) -> OperatorPlan
     pad = a["padding"]
     in_w = a["in_w"] + pad[2] + pad[3]
     eff_kh = dil * (kh - 1) + 1
+    # The step's implicit GEMM is (rows * ow, c * kh * kw, k): align input channels so that
+    # c * kh * kw is a multiple of the kernel tile, and output channels; rows are not aligned
+    # (with an odd output width that would leave whole images per job, too few to share).
     t = best_tiling(rows=oh, reduction=cin, cols=cout, in_per_row=in_w, in_fixed_rows=eff_kh,
                     w_per=kh * kw, out_per_row=ow, in_cap=spads.input_elements,
-                    w_cap=spads.weight_elements, out_cap=spads.output_elements, row_stride=s)
+                    w_cap=spads.weight_elements, out_cap=spads.output_elements, row_stride=s,
+                    reduction_align=align[1] // math.gcd(align[1], kh * kw),
+                    col_align=align[2])
     if t is None:
         raise _no_tiling(op, spads)
     in_h_pad = a["in_h"] + pad[0] + pad[1]
@@ -211,10 +253,12 @@ def _plan_conv(op: Operator, spads: ScratchpadConfig, eb: float) -> OperatorPlan
 
 def _plan_gemm(op: Operator, spads: ScratchpadConfig, eb: float, *, m: int, k: int, n: int,
                repeats: int, sequential: bool, extra_vector_ops: float,
-               shared_weight: bool = True, tag: str = "") -> OperatorPlan:
+               shared_weight: bool = True, tag: str = "",
+               align: tuple[int, int, int] = (1, 1, 1)) -> OperatorPlan:
     t = best_tiling(rows=m, reduction=k, cols=n, in_per_row=1, in_fixed_rows=1, w_per=1,
                     out_per_row=1, in_cap=spads.input_elements, w_cap=spads.weight_elements,
-                    out_cap=spads.output_elements)
+                    out_cap=spads.output_elements, row_align=align[0],
+                    reduction_align=align[1], col_align=align[2])
     if t is None:
         raise _no_tiling(op, spads)
     jobs: list[Job] = []
@@ -272,7 +316,8 @@ def _plan_vector(op: Operator, spads: ScratchpadConfig, eb: float) -> OperatorPl
                         out_el * eb)
 
 
-def _plan_attention(op: Operator, spads: ScratchpadConfig, eb: float) -> OperatorPlan:
+def _plan_attention(op: Operator, spads: ScratchpadConfig, eb: float,
+                    align: tuple[int, int, int] = (1, 1, 1)) -> OperatorPlan:
     """Fused attention as its two batched GEMMs per head, ``Q K^T`` then ``P V``, with the
     softmax on the vector unit; without shape attributes, one GEMM of ``flops / 2`` MACs."""
     a = op.attrs
@@ -281,33 +326,38 @@ def _plan_attention(op: Operator, spads: ScratchpadConfig, eb: float) -> Operato
         scores = _plan_gemm(op, spads, eb, m=a["q_len"], k=a["head_dim"], n=a["kv_len"],
                             repeats=reps, sequential=False,
                             extra_vector_ops=float(a.get("softmax_flops", 0.0)),
-                            shared_weight=False, tag=".qk")
+                            shared_weight=False, tag=".qk", align=align)
         context = _plan_gemm(op, spads, eb, m=a["q_len"], k=a["kv_len"], n=a["head_dim"],
                              repeats=reps, sequential=False, extra_vector_ops=0.0,
-                             shared_weight=False, tag=".pv")
+                             shared_weight=False, tag=".pv", align=align)
         return OperatorPlan(op.name, op.kind, "accelerator", scores.jobs + context.jobs,
                             scores.tiling, scores.prep_bytes + context.prep_bytes,
                             scores.output_bytes + context.output_bytes)
     macs = max(int(op.flops // 2), 1)
     side = max(int(round(macs ** (1 / 3))), 1)
     return _plan_gemm(op, spads, eb, m=side, k=side, n=max(macs // (side * side), 1),
-                      repeats=1, sequential=False, extra_vector_ops=0.0)
+                      repeats=1, sequential=False, extra_vector_ops=0.0, align=align)
 
 
-def plan_operator(op: Operator, spads: ScratchpadConfig) -> OperatorPlan:
-    """Tile ``op`` into ``spads``; element sizes are the scratchpads' ``element_bytes``.
+def plan_operator(op: Operator, spads: ScratchpadConfig, *,
+                  align: tuple[int, int, int] = (1, 1, 1)) -> OperatorPlan:
+    """Tile ``op`` into ``spads`` (into half of each when ``spads.double_buffered``); element
+    sizes are the scratchpads' ``element_bytes``. ``align`` is the ``(m, k, n)`` tile of an
+    accelerator with a fixed GEMM tile: GEMM blocks are preferably multiples of it
+    (:func:`best_tiling`).
 
     Raises
     ------
     ConfigError
         No tiling fits the scratchpads.
     """
+    spads = spads.buffer()  # half of each scratchpad when double-buffered
     eb = float(spads.element_bytes)
     if op.kind in CPU_KINDS:
         nbytes = op.output_bytes
         return OperatorPlan(op.name, op.kind, "cpu", (), None, 0.0, 0.0, cpu_bytes=nbytes)
     if op.kind == "conv2d":
-        return _plan_conv(op, spads, eb)
+        return _plan_conv(op, spads, eb, align)
     if op.kind == "matmul":
         a = op.attrs
         # A batched product of two activations (attention scores) has a B operand per batch
@@ -315,14 +365,14 @@ def plan_operator(op: Operator, spads: ScratchpadConfig) -> OperatorPlan:
         shared = len(op.inputs) > 1 and op.inputs[1].role == "weight"
         return _plan_gemm(op, spads, eb, m=a["m"], k=a["k"], n=a["n"],
                           repeats=a.get("batch", 1), sequential=False, extra_vector_ops=0.0,
-                          shared_weight=shared)
+                          shared_weight=shared, align=align)
     if op.kind == "recurrent":
         a = op.attrs
         return _plan_gemm(op, spads, eb, m=a["m"], k=a["k"], n=a["n"],
                           repeats=a["steps"] * a["directions"], sequential=True,
-                          extra_vector_ops=a["pointwise_flops"])
+                          extra_vector_ops=a["pointwise_flops"], align=align)
     if op.kind == "attention":
-        return _plan_attention(op, spads, eb)
+        return _plan_attention(op, spads, eb, align)
     if op.kind in VECTOR_KINDS:
         return _plan_vector(op, spads, eb)
     raise ConfigError(f"operator '{op.name}' has kind '{op.kind}' the SoC simulator cannot map",

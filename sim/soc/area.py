@@ -1,0 +1,117 @@
+"""Area of the SoC's components: given in the description, or derived from a design.
+
+An accelerator's area (``AcceleratorConfig.area_from``):
+
+``config``
+    ``area_mm2`` from the TOML, covering the accelerator with its scratchpads (absent: 0).
+``model``
+    A ``dsl`` accelerator's pre-RTL estimate (``Design.estimate().area_mm2``: operators and
+    registers from :mod:`archsim.hw.hls_ops`) plus its scratchpads' SRAM.
+``synthesis``
+    The Yosys cell area on NanGate45 of the RTL block -- for ``systolic``, the
+    :class:`archsim.hw.systolic.SystolicArray` of that shape with ``8 * element_bytes``-bit
+    operands and 32-bit accumulators; for ``dsl``, the compiled Design's component -- via
+    :func:`archsim.hw.synth.synthesize` (cached on disk by a hash of the Verilog, and per
+    process here), plus the scratchpads' SRAM.
+
+The scratchpads' SRAM is ``bits x ScratchpadConfig.area_um2_per_bit``; the standard-cell
+area of synthesis has no wiring or placement overhead (stated, not corrected for).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .config import AcceleratorConfig, ScratchpadConfig, SoCConfig
+
+__all__ = ["AcceleratorArea", "accelerator_area", "scratchpad_area_mm2", "area_components_mm2",
+           "soc_area_mm2"]
+
+
+@dataclass(frozen=True)
+class AcceleratorArea:
+    """One accelerator instance's area: its logic and, when known apart, its scratchpads.
+
+    ``source`` is the :attr:`AcceleratorConfig.area_source` used; with ``"config"`` the
+    scratchpads are inside ``core_mm2`` and ``scratchpad_mm2`` is 0.
+    """
+
+    core_mm2: float
+    scratchpad_mm2: float
+    source: str
+
+    @property
+    def total_mm2(self) -> float:
+        return self.core_mm2 + self.scratchpad_mm2
+
+
+def scratchpad_area_mm2(spads: ScratchpadConfig) -> float:
+    """SRAM area of the three scratchpads: their bits at ``area_um2_per_bit``."""
+    return spads.total_bytes * 8 * spads.area_um2_per_bit * 1e-6
+
+
+@lru_cache(maxsize=16)
+def _systolic_synth_mm2(rows: int, cols: int, dataflow: str, input_width: int) -> float:
+    from ...hw.synth import synthesize
+    from ...hw.systolic import SystolicArray
+
+    array = SystolicArray(rows=rows, cols=cols, dataflow=dataflow, input_width=input_width,
+                          acc_width=32)
+    report = synthesize(array, name=f"systolic_{rows}x{cols}_{dataflow}", fpga=False)
+    return report.area_mm2
+
+
+@lru_cache(maxsize=64)
+def _accelerator_area(config_json: str) -> AcceleratorArea:
+    config = AcceleratorConfig.model_validate_json(config_json)
+    source = config.area_source
+    if source == "config":
+        return AcceleratorArea(config.area_mm2 or 0.0, 0.0, source)
+    sram = scratchpad_area_mm2(config.scratchpads)
+    if config.kind == "systolic":  # synthesis (validation allows nothing else)
+        core = _systolic_synth_mm2(config.rows, config.cols, config.dataflow,
+                                   8 * config.scratchpads.element_bytes)
+        return AcceleratorArea(core, sram, source)
+    from .accelerators import load_design
+
+    design = load_design(config)
+    if source == "model":
+        core = design.estimate().area_mm2
+    else:
+        core = design.area(fpga=False).area_mm2
+    return AcceleratorArea(core, sram, source)
+
+
+def accelerator_area(config: AcceleratorConfig) -> AcceleratorArea:
+    """The area of one instance of ``config`` (see the module docstring).
+
+    Raises
+    ------
+    ConfigError
+        A ``dsl`` kernel cannot be loaded.
+    ToolchainError
+        Synthesis was asked for and Yosys is missing or fails.
+    """
+    return _accelerator_area(config.model_dump_json(exclude_unset=True))
+
+
+def area_components_mm2(config: SoCConfig) -> dict[str, float]:
+    """Area per component: ``accelerator:<label>`` (all instances of that label, without
+    separately known scratchpads), ``scratchpads`` (SRAM known apart) and ``cpu`` (the CPU
+    with its caches, ``cpu.area_mm2``)."""
+    out: dict[str, float] = {}
+    spads = 0.0
+    for acc in config.accelerators:
+        a = accelerator_area(acc)
+        key = f"accelerator:{acc.label}"
+        out[key] = out.get(key, 0.0) + a.core_mm2 * acc.count
+        spads += a.scratchpad_mm2 * acc.count
+    out["scratchpads"] = spads
+    out["cpu"] = config.cpu.area_mm2
+    return out
+
+
+def soc_area_mm2(config: SoCConfig) -> float:
+    """The SoC's area: the sum of :func:`area_components_mm2`."""
+    return sum(area_components_mm2(config).values())
