@@ -79,6 +79,16 @@ def register(app: typer.Typer) -> None:
         table.add_row("[bold]end-to-end[/bold]", f"[bold]{result.latency_s * 1e3:.4f}[/bold]",
                       "100.0%")
         console.print(table)
+        components = Table(title="energy and carbon by component")
+        for column in ("component", "energy mJ", "carbon g CO2e"):
+            components.add_column(column, justify="left" if column == "component" else "right")
+        for row in result.component_rows():
+            carbon_kg = row.get("total_kg")
+            components.add_row(
+                str(row["component"]),
+                f"{row['energy_j'] * 1e3:.4g}" if row.get("energy_j") is not None else "",
+                f"{carbon_kg * 1e3:.4g}" if carbon_kg is not None else "")
+        console.print(components)
         console.print(f"energy {result.energy.total_j * 1e3:.4g} mJ, "
                       f"bytes moved {result.transfers.total_bytes / 1e6:.4g} MB, "
                       f"carbon {result.carbon['total_kg'] * 1e3:.4g} g CO2e "
