@@ -27,16 +27,20 @@ app = typer.Typer(
 
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
-) -> None:
-    """Hardware modeling for architecture research: DSL -> RTL -> SoC and system studies."""
-    if version:
+def _print_version(value: bool) -> None:
+    if value:
         from ... import __version__
 
         typer.echo(f"archsim {__version__}")
         raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """Hardware modeling for architecture research: DSL -> RTL -> SoC and system studies."""
 
 
 for _module in (run, rtl, hls, serve, train, sweep, study):
@@ -46,7 +50,9 @@ for _module in (run, rtl, hls, serve, train, sweep, study):
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status instead of raising on user errors."""
     try:
-        app(args=argv, standalone_mode=False)
+        # Outside standalone mode typer returns (not raises) the exit code of an Exit,
+        # e.g. 130 for Ctrl-C; pass it on.
+        rv = app(args=argv, standalone_mode=False)
     except ArchsimError as exc:
         typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
         return 2
@@ -59,14 +65,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         typer.secho("interrupted", err=True)
         return 130
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return exc.exit_code
+    except Exception as exc:
+        # Usage errors (click's, or typer's vendored copy of click) know how to show themselves.
+        show = getattr(exc, "show", None)
+        exit_code = getattr(exc, "exit_code", None)
+        if callable(show) and isinstance(exit_code, int):
+            show()
+            return exit_code
         raise
-    return 0
+    return rv if isinstance(rv, int) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,374 @@
+"""Sweep specifications: TOML, validated into a :class:`SweepSpec` that yields the points.
+
+A spec names a registered model, the parameters held fixed, the parameters to
+vary (a list of values, or a ``low``/``high`` range), how to sample them (full
+grid, uniform random, or Latin hypercube via :mod:`scipy.stats.qmc`),
+constraints between parameters, the objectives to record and a seed::
+
+    name = "decode-roofline"
+    model = "gpu-roofline"
+    method = "grid"                      # or "random" / "lhs" with samples = N
+    seed = 0
+    objectives = ["latency_s", "energy_j"]
+    constraints = ["context_len >= new_tokens"]
+
+    [fixed]
+    model = "llama-7b"
+
+    [parameters]
+    gpu = { values = ["a100-80gb", "h100-80gb"] }
+    batch = { values = [1, 8, 32] }
+    context_len = { low = 128, high = 4096, num = 6, log = true }
+
+Every error is a :class:`~archsim.errors.ConfigError` naming the file and the
+field (``parameters.batch``, ``model``, ``constraints[0]``...).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import json
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+
+from ... import __version__
+from ...cache import content_hash
+from ...errors import ConfigError
+from .models import SweepModel, get_model
+
+__all__ = ["ParameterSpec", "SweepSpec", "SweepPoint", "Expression", "load_spec", "point_key"]
+
+_SAMPLERS = ("grid", "random", "lhs")
+
+# Syntax allowed in constraints and filters: arithmetic, comparisons, boolean logic,
+# names and literals -- no calls, attributes or subscripts, so evaluation is safe.
+_ALLOWED_NODES = (
+    ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd,
+    ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
+    ast.Compare, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn,
+    ast.Is, ast.IsNot, ast.Name, ast.Load, ast.Constant, ast.Tuple, ast.List,
+)
+
+
+class Expression:
+    """A boolean expression over named values, e.g. ``"context_len >= new_tokens"``.
+
+    Parameters
+    ----------
+    text
+        The expression (Python syntax restricted to arithmetic, comparisons,
+        ``and``/``or``/``not``, names, literals, tuples and lists).
+    names
+        When given, the names the expression may use.
+    field
+        The field reported in errors (``constraints[0]``, ``filter``).
+    """
+
+    def __init__(self, text: str, *, names: Any = None, field: str = "expression") -> None:
+        self.text = text
+        self.field = field
+        try:
+            tree = ast.parse(text.strip(), mode="eval")
+        except SyntaxError as exc:
+            raise ConfigError(f"invalid expression {text!r}: {exc.msg}", field=field) from None
+        for node in ast.walk(tree):
+            if not isinstance(node, _ALLOWED_NODES):
+                raise ConfigError(f"expression {text!r} uses unsupported syntax "
+                                  f"'{type(node).__name__}'", field=field)
+        self.names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+        if names is not None:
+            unknown = sorted(self.names - set(names) - {"True", "False", "None"})
+            if unknown:
+                raise ConfigError(f"expression {text!r} uses unknown name '{unknown[0]}'",
+                                  field=field, allowed=sorted(names))
+        self._code = compile(tree, f"<{field}>", "eval")
+
+    def __call__(self, values: Mapping[str, Any]) -> bool:
+        """Evaluate on ``values``; a missing name or a type error is a :class:`ConfigError`."""
+        scope = {"True": True, "False": False, "None": None, **values}
+        try:
+            return bool(eval(self._code, {"__builtins__": {}}, scope))  # noqa: S307 - checked AST
+        except NameError as exc:
+            raise ConfigError(f"expression {self.text!r}: {exc}", field=self.field) from None
+        except (TypeError, ZeroDivisionError, ValueError) as exc:
+            raise ConfigError(f"expression {self.text!r} failed on {dict(values)!r}: {exc}",
+                              field=self.field) from None
+
+    def __repr__(self) -> str:
+        return f"Expression({self.text!r})"
+
+
+class ParameterSpec(BaseModel):
+    """How one parameter varies: a list of ``values`` or a ``low``..``high`` range.
+
+    A range is sampled uniformly (log-uniformly when ``log``); on a grid it
+    gives ``num`` points (``numpy.linspace``/``geomspace``). ``integer``
+    rounds to integers; it defaults to true when ``low`` and ``high`` are both
+    integers.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    values: list[Any] | None = None
+    low: float | int | None = None
+    high: float | int | None = None
+    num: int | None = None
+    log: bool = False
+    integer: bool | None = None
+
+    @property
+    def is_range(self) -> bool:
+        return self.values is None
+
+    @property
+    def is_integer(self) -> bool:
+        if self.integer is not None:
+            return self.integer
+        return isinstance(self.low, int) and isinstance(self.high, int)
+
+    def check(self, field: str, method: str) -> None:
+        """Raise :class:`ConfigError` (on ``field``) if the parameter cannot be sampled."""
+        if self.values is not None:
+            if self.low is not None or self.high is not None or self.num is not None:
+                raise ConfigError("give either 'values' or 'low'/'high', not both", field=field)
+            if not self.values:
+                raise ConfigError("empty range: 'values' is an empty list", field=field)
+            return
+        if self.low is None or self.high is None:
+            raise ConfigError("needs 'values' or both 'low' and 'high'", field=field)
+        if self.high < self.low:
+            raise ConfigError(f"empty range: high {self.high} < low {self.low}", field=field)
+        if self.log and self.low <= 0:
+            raise ConfigError(f"a log range needs low > 0, not {self.low}", field=field)
+        if self.is_integer and math.ceil(self.low) > math.floor(self.high):
+            raise ConfigError(f"empty range: no integer in [{self.low}, {self.high}]",
+                              field=field)
+        if method == "grid":
+            if self.num is None:
+                raise ConfigError("a range on a grid needs 'num' (number of grid points)",
+                                  field=field)
+            if self.num < 1:
+                raise ConfigError(f"empty range: num must be >= 1, not {self.num}", field=field)
+        elif self.num is not None:
+            raise ConfigError(f"'num' only applies to grid sampling, not '{method}'", field=field)
+
+    def grid(self) -> list[Any]:
+        """The values of this parameter on a grid (duplicates from rounding removed)."""
+        if self.values is not None:
+            return list(self.values)
+        space = np.geomspace if self.log else np.linspace
+        return self._convert(space(self.low, self.high, self.num), dedupe=True)
+
+    def from_unit(self, u: np.ndarray) -> list[Any]:
+        """Map samples ``u`` in [0, 1) onto this parameter (stratum-preserving)."""
+        if self.values is not None:
+            idx = np.minimum((u * len(self.values)).astype(int), len(self.values) - 1)
+            return [self.values[i] for i in idx]
+        if self.is_integer and not self.log:
+            lo, hi = math.ceil(self.low), math.floor(self.high)
+            return [int(v) for v in np.minimum(lo + np.floor(u * (hi - lo + 1)), hi)]
+        if self.log:
+            raw = np.exp(np.log(self.low) + u * (np.log(self.high) - np.log(self.low)))
+        else:
+            raw = self.low + u * (self.high - self.low)
+        return self._convert(raw, dedupe=False)
+
+    def _convert(self, raw: np.ndarray, *, dedupe: bool) -> list[Any]:
+        if not self.is_integer:
+            return [float(v) for v in raw]
+        # round to the nearest integer inside the range
+        values = [int(v) for v in np.clip(np.round(raw), math.ceil(self.low),
+                                           math.floor(self.high))]
+        return list(dict.fromkeys(values)) if dedupe else values
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One point of a sweep: its store key, full parameters (defaults filled in) and seed."""
+
+    key: str
+    params: dict[str, Any]
+    seed: int
+
+
+def point_key(model: str, params: Mapping[str, Any], seed: int) -> str:
+    """The store key of a point: a hash of model, parameters, seed and archsim version."""
+    return content_hash(model, json.dumps(params, sort_keys=True), str(seed), __version__)
+
+
+class SweepSpec(BaseModel):
+    """A validated sweep specification (see the module docstring for the TOML form).
+
+    Use :func:`load_spec` or :meth:`from_dict`, which check the spec against the
+    model's parameter schema; constructing the class directly checks structure only.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "sweep"
+    model: str
+    seed: int = 0
+    method: Literal["grid", "random", "lhs"] = "grid"
+    samples: int | None = Field(None, ge=1)
+    objectives: list[str] = Field(default_factory=list)
+    constraints: list[str] = Field(default_factory=list)
+    points_per_task: int | None = Field(None, ge=1)
+    fixed: dict[str, Any] = Field(default_factory=dict)
+    parameters: dict[str, ParameterSpec] = Field(default_factory=dict)
+    _file: str | None = PrivateAttr(default=None)
+
+    # -- construction --------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, file: str | None = None) -> SweepSpec:
+        """Validate ``data`` (a parsed TOML document); errors name ``file`` and the field."""
+        try:
+            spec = cls.model_validate(dict(data))
+        except ValidationError as exc:
+            raise _config_error(exc, file) from None
+        spec._file = file
+        spec._in_file(spec.check)
+        return spec
+
+    @property
+    def file(self) -> str | None:
+        """The TOML file the spec was read from, if any."""
+        return self._file
+
+    def _in_file(self, fn: Any) -> Any:
+        """Call ``fn``; re-raise its :class:`ConfigError` naming the spec's file."""
+        try:
+            return fn()
+        except ConfigError as exc:
+            if self._file is None or exc.file is not None:
+                raise
+            raise ConfigError(exc.reason, file=self._file, field=exc.field,
+                              allowed=exc.allowed) from None
+
+    @property
+    def sweep_model(self) -> SweepModel:
+        return get_model(self.model)
+
+    @property
+    def recorded_objectives(self) -> tuple[str, ...]:
+        """The objectives stored for each point (all the model's when none are listed)."""
+        return tuple(self.objectives) or self.sweep_model.objectives
+
+    def check(self) -> None:
+        """Check the spec against its model; raise :class:`ConfigError` naming the field."""
+        model = self.sweep_model
+        names = model.parameter_names
+        for section, keys in (("fixed", self.fixed), ("parameters", self.parameters)):
+            for key in keys:
+                if key not in names:
+                    raise ConfigError(f"model '{model.name}' has no parameter '{key}'",
+                                      field=f"{section}.{key}", allowed=names)
+        both = sorted(set(self.fixed) & set(self.parameters))
+        if both:
+            raise ConfigError(f"parameter '{both[0]}' is both fixed and varied",
+                              field=f"parameters.{both[0]}")
+        for key, param in self.parameters.items():
+            param.check(f"parameters.{key}", self.method)
+        if self.method == "grid" and self.samples is not None:
+            raise ConfigError("'samples' only applies to 'random' and 'lhs' sampling",
+                              field="samples")
+        if self.method != "grid" and self.samples is None:
+            raise ConfigError(f"'{self.method}' sampling needs 'samples'", field="samples")
+        for i, objective in enumerate(self.objectives):
+            if objective not in model.objectives:
+                raise ConfigError(f"model '{model.name}' has no objective '{objective}'",
+                                  field=f"objectives[{i}]", allowed=model.objectives)
+        self._constraints()
+
+    def _constraints(self) -> list[Expression]:
+        names = self.sweep_model.parameter_names
+        return [Expression(c, names=names, field=f"constraints[{i}]")
+                for i, c in enumerate(self.constraints)]
+
+    # -- points --------------------------------------------------------------------------
+    def design(self) -> list[dict[str, Any]]:
+        """The raw design: the varied parameters' values per point, before constraints."""
+        names = list(self.parameters)
+        specs = list(self.parameters.values())
+        if self.method == "grid":
+            grids = [p.grid() for p in specs]
+            return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*grids)]
+        rng = np.random.default_rng(self.seed)
+        n = self.samples or 0
+        if not names:
+            return [{}]
+        if self.method == "random":
+            # Integers and value lists sample their own way; ranges uniform in [0, 1).
+            unit = rng.random((n, len(names)))
+        else:
+            from scipy.stats import qmc
+
+            unit = qmc.LatinHypercube(d=len(names), rng=rng).random(n)
+        columns = [p.from_unit(unit[:, j]) for j, p in enumerate(specs)]
+        return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
+
+    def points(self) -> list[SweepPoint]:
+        """Every distinct point satisfying the constraints, validated by the model's schema."""
+        return self._in_file(self._points)
+
+    def _points(self) -> list[SweepPoint]:
+        model = self.sweep_model
+        constraints = self._constraints()
+        out: dict[str, SweepPoint] = {}
+        for varied in self.design():
+            try:
+                params = model.validate_params({**self.fixed, **varied})
+            except ConfigError as exc:
+                field = exc.field
+                if field in self.parameters:
+                    field = f"parameters.{field}"
+                elif field in self.fixed:
+                    field = f"fixed.{field}"
+                raise ConfigError(exc.reason, field=field, allowed=exc.allowed) from None
+            if not all(c(params) for c in constraints):
+                continue
+            seed = _point_seed(self.seed, params)
+            key = point_key(model.name, params, seed)
+            out.setdefault(key, SweepPoint(key=key, params=params, seed=seed))
+        if not out:
+            raise ConfigError("no point satisfies the constraints", field="constraints")
+        return list(out.values())
+
+
+def _point_seed(seed: int, params: Mapping[str, Any]) -> int:
+    """A per-point seed derived from the sweep seed and the parameters (stable everywhere)."""
+    return int(content_hash("point-seed", str(seed), json.dumps(params, sort_keys=True))[:8], 16)
+
+
+def _config_error(exc: ValidationError, file: str | None) -> ConfigError:
+    err = exc.errors()[0]
+    field = ".".join(str(p) for p in err["loc"]) or None
+    if err["type"] == "extra_forbidden":
+        top = err["loc"][0] if len(err["loc"]) == 1 else None
+        allowed = (list(SweepSpec.model_fields) if top is not None
+                   else list(ParameterSpec.model_fields))
+        return ConfigError("unknown field", file=file, field=field, allowed=allowed)
+    if err["type"] == "missing":
+        return ConfigError("required field is missing", file=file, field=field)
+    return ConfigError(f"{err['msg']} (value {err.get('input')!r})", file=file, field=field)
+
+
+def load_spec(path: str | Path) -> SweepSpec:
+    """Read and validate a sweep spec from a TOML file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read sweep spec: {exc.strerror}", file=str(path)) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"invalid TOML: {exc}", file=str(path)) from None
+    return SweepSpec.from_dict(data, file=str(path))
