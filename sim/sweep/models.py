@@ -25,6 +25,7 @@ __all__ = [
     "SweepModel", "MODELS", "register_model", "get_model", "import_path",
     "GPURooflineParams", "gpu_roofline", "ServingParams", "serving", "SERVING_OBJECTIVES",
     "TrainingParams", "training", "TRAINING_OBJECTIVES", "SoCParams", "soc", "SOC_OBJECTIVES",
+    "HLSGemmParams", "hls_gemm", "HLS_GEMM_OBJECTIVES",
 ]
 
 ModelFunction = Callable[[dict[str, Any], int], Mapping[str, float]]
@@ -467,4 +468,86 @@ def soc(params: dict[str, Any], seed: int) -> dict[str, float]:
 register_model(
     "soc", function=f"{__name__}:soc", params=SoCParams, objectives=SOC_OBJECTIVES,
     description="one DNN inference on the SoC simulator (archsim.sim.soc)",
+)
+
+
+# -- adapter to the HLS compiler -----------------------------------------------------------------
+
+HLS_GEMM_OBJECTIVES = ("cycles", "latency_s", "energy_j", "area_um2", "macs_per_cycle",
+                       "measured_cycles")
+
+
+class HLSGemmParams(BaseModel):
+    """Parameters of :func:`hls_gemm`: one design point of the DSL GEMM tile.
+
+    The tile ``c = acc + a @ w.T`` (:func:`archsim.dsl.library.gemm_tile_kernel`) with
+    ``m x k`` activations and ``n x k`` weights (``k`` a power of two: the unroll width),
+    compiled at ``clock_ns``. ``backend = "model"`` evaluates the model view only;
+    ``"pysim"`` or ``"verilator"`` also simulates the RTL on random int8 inputs drawn
+    from ``input_seed`` and checks the product against numpy. Verilator builds go
+    through the shared build cache, so workers on one machine build each design once.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    m: int = Field(16, ge=1, le=256)
+    k: int = Field(16, ge=1, le=64)
+    n: int = Field(16, ge=1, le=256)
+    clock_ns: float = Field(2.0, gt=0)
+    backend: str = "model"
+    input_seed: int = 0
+
+    @field_validator("k")
+    @classmethod
+    def _power_of_two(cls, value: int) -> int:
+        if value & (value - 1):
+            raise ValueError(f"k must be a power of two (the unroll width), not {value}")
+        return value
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        if value not in ("model", "pysim", "verilator"):
+            raise ValueError(f"unknown backend '{value}' (allowed: model, pysim, verilator)")
+        return value
+
+
+@lru_cache(maxsize=32)
+def _gemm_design(m: int, k: int, n: int, clock_ns: float) -> Any:
+    from ...dsl.library import gemm_tile_kernel
+
+    return gemm_tile_kernel(m=m, k=k, n=n).synthesize(clock_ns=clock_ns)
+
+
+def hls_gemm(params: dict[str, Any], seed: int) -> dict[str, float]:
+    """Predicted cycles, latency, energy and area of one GEMM-tile design; with an RTL
+    backend also the measured cycles (``measured_cycles`` is NaN for ``"model"``)."""
+    import numpy as np
+
+    from ...errors import SimulationError
+
+    p = HLSGemmParams.model_validate(params)
+    design = _gemm_design(p.m, p.k, p.n, p.clock_ns)
+    estimate = design.estimate()
+    cycles = design.static_cycles()
+    measured = math.nan
+    if p.backend != "model":
+        rng = np.random.default_rng(p.input_seed)
+        a = rng.integers(-128, 128, (p.m, p.k))
+        w = rng.integers(-128, 128, (p.n, p.k))
+        acc = rng.integers(-2**20, 2**20, (p.m, p.n))
+        run = design.simulate(a, w, acc, np.zeros((p.m, p.n), dtype=np.int64),
+                              backend=p.backend)
+        if not np.array_equal(run.outputs["c"], acc + a @ w.T):
+            raise SimulationError(f"GEMM tile {p.m}x{p.k}x{p.n}: RTL product differs from numpy")
+        measured = float(run.cycles)
+    return {"cycles": float(cycles), "latency_s": float(estimate.latency_s),
+            "energy_j": float(estimate.energy_j), "area_um2": float(estimate.area_um2),
+            "macs_per_cycle": p.m * p.k * p.n / cycles, "measured_cycles": measured}
+
+
+register_model(
+    "hls-gemm", function=f"{__name__}:hls_gemm", params=HLSGemmParams,
+    objectives=HLS_GEMM_OBJECTIVES,
+    description="a DSL GEMM-tile design point: model view, optionally checked on its RTL",
 )
