@@ -13,7 +13,10 @@ modest (e.g. stencil2d 32x16) so synthesis of the memories stays quick; ``stenci
 arrays cyclically partitioned by 4; ``conv2d`` is a 3x3 convolution of a 34x34 int8 image
 (:func:`archsim.compilers.hls.suite.conv2d`); ``af8_dot`` and ``e4m3_dot`` are ``dot`` over
 AdaptivFloat(8, 3) (exp_bias -7) and FP8 E4M3 arrays (a decode ROM after each read);
-``collatz`` is a ``while bounded(...)`` loop (data-dependent cycles).
+``collatz`` is a ``while bounded(...)`` loop (data-dependent cycles). ``dot_fast`` and
+``gemm_fast`` are ``dot`` and ``gemm`` at a 0.4 ns / 0.5 ns clock, where the multipliers become
+pipelined multi-cycle operators (every other kernel runs at 2 ns); ``divmod`` is ``//`` and
+``%`` of int16 pairs on two sequential dividers (18 cycles each).
 """
 
 from __future__ import annotations
@@ -45,6 +48,9 @@ AF8 = FormatType(AdaptivFloat(n=8, e=3), exp_bias=-7)
 BIG = ("stencil2d_ms", "stencil3d_ms")  # not synthesized (see the module docstring)
 
 N_DOT, N_FIR, T_FIR, N_GEMM, R, C, NR, L, S, NS, N_H = 256, 64, 16, 16, 32, 16, 32, 8, 16, 16, 256
+N_DIV = 64
+#: clock period per kernel (ns); the default is 2.0
+CLOCKS = {"dot_fast": 0.4, "gemm_fast": 0.5}
 
 
 @kernel
@@ -175,16 +181,33 @@ def oddeven_sort(a: Array[Int(16), NS]):
             a[k + 1] = max(x, y)
 
 
+@kernel
+def divmod_k(a: Array[Int(16), N_DIV], b: Array[Int(16), N_DIV], q: Array[Int(17), N_DIV],
+             r: Array[Int(16), N_DIV]):
+    for i in pipeline(range(N_DIV), ii=1):
+        x = a[i]
+        y = b[i]
+        q[i] = x // y
+        r[i] = x % y
+
+
 def _inputs(rng: np.random.Generator) -> dict:
     z = np.zeros
     return {
         "dot": (dot, (rng.integers(-128, 128, N_DOT), rng.integers(-128, 128, N_DOT))),
+        "dot_fast": (dot, (rng.integers(-128, 128, N_DOT), rng.integers(-128, 128, N_DOT))),
         "dot_x4": (dot_x4, (rng.integers(-128, 128, N_DOT), rng.integers(-128, 128, N_DOT))),
         "fir": (fir, (rng.integers(-2**15, 2**15, N_FIR), rng.integers(-2**15, 2**15, T_FIR),
                       z(N_FIR, dtype=np.int64))),
         "gemm": (gemm, (rng.integers(-128, 128, (N_GEMM, N_GEMM)),
                         rng.integers(-128, 128, (N_GEMM, N_GEMM)),
                         z((N_GEMM, N_GEMM), dtype=np.int64))),
+        "gemm_fast": (gemm, (rng.integers(-128, 128, (N_GEMM, N_GEMM)),
+                             rng.integers(-128, 128, (N_GEMM, N_GEMM)),
+                             z((N_GEMM, N_GEMM), dtype=np.int64))),
+        "divmod": (divmod_k, (rng.integers(-2**15, 2**15, N_DIV),
+                              rng.integers(1, 2**15, N_DIV) * rng.choice([-1, 1], N_DIV),
+                              z(N_DIV, dtype=np.int64), z(N_DIV, dtype=np.int64))),
         "stencil2d": (stencil2d, (rng.integers(-1000, 1000, (R, C)),
                                   rng.integers(-10, 10, (3, 3)), z((R, C), dtype=np.int64))),
         "spmv_ell": (spmv_ell, (rng.integers(-100, 100, (NR, L)), rng.integers(0, 64, (NR, L)),
@@ -209,7 +232,8 @@ def _inputs(rng: np.random.Generator) -> dict:
 
 
 def lower_bound(design, args) -> int:
-    """max(accesses per port, multiplications per multiplier) + deepest pipeline.
+    """max(accesses per port, multiplications per multiplier, divider-busy cycles per
+    divider) + deepest pipeline.
 
     The start cycle and the cycle of the last access are both inside ``depth``'s count.
     Loop-carried dependences are not counted, so a dependence-bound loop (``collatz``: each
@@ -229,22 +253,29 @@ def lower_bound(design, args) -> int:
                 trip = min(next(whiles[s.line]) + 1, s.while_max)
                 for n in s.nodes:
                     cls = resource_class(n)
-                    if cls:
-                        counts[cls] = counts.get(cls, 0) + trip
+                    if cls:  # a sequential divider is busy for its whole latency
+                        busy = n.latency if cls == "div" else 1
+                        counts[cls] = counts.get(cls, 0) + trip * busy
             elif isinstance(s, Region):
                 trip = trip_count(s.start.evaluate(env), s.stop.evaluate(env), s.step) \
                     if s.is_loop else 1
                 for n in s.nodes:
                     cls = resource_class(n)
-                    if cls:
-                        counts[cls] = counts.get(cls, 0) + trip
+                    if cls:  # a sequential divider is busy for its whole latency
+                        busy = n.latency if cls == "div" else 1
+                        counts[cls] = counts.get(cls, 0) + trip * busy
             else:
                 for v in range(s.start.evaluate(env), s.stop.evaluate(env), s.step):
                     walk(s.body, {**env, s.var: v})
 
     walk(ir.body, env)
-    units = max(1, design.resource_counts()["mul"])
-    work = max([c / units if k == "mul" else c for k, c in counts.items()], default=0)
+    res = design.resource_counts()
+    units = {"mul": max(1, res["mul"]), "div": max(1, res.get("div", 0))}
+    # the last division's busy cycles lie inside the pipeline depth: count them once
+    last = max((n.latency for r in ir.regions() for n in r.nodes
+                if resource_class(n) == "div"), default=1)
+    work = max([c / units.get(k, 1) - (last - 1 if k == "div" else 0)
+                for k, c in counts.items()], default=0)
     depth = max((r.depth for r in ir.regions()), default=0)
     return int(np.ceil(work)) + depth
 
@@ -257,14 +288,15 @@ def main() -> None:
     opts = ap.parse_args()
     only = {x for x in opts.kernels.split(",") if x}
     rng = np.random.default_rng(0)
-    header = (f"{'kernel':<13}{'cycles':>8}{'pred':>8}{'bound':>7}{'ratio':>7}{'cells':>8}"
+    header = (f"{'kernel':<13}{'clk ns':>7}{'cycles':>8}{'pred':>8}{'bound':>7}{'ratio':>7}{'cells':>8}"
               f"{'compile ms':>11}{'sim cyc/s':>11}  golden")
     print(header)
     for name, (k, args) in _inputs(rng).items():
         if only and name not in only:
             continue
         t0 = time.perf_counter()
-        d = k.synthesize(clock_ns=2.0)
+        clock_ns = CLOCKS.get(name, 2.0)
+        d = k.synthesize(clock_ns=clock_ns)
         d.verilog()
         compile_ms = (time.perf_counter() - t0) * 1e3
         golden = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
@@ -275,7 +307,7 @@ def main() -> None:
             if p in k.array_types and d.ir.arrays[p].written)
         bound = lower_bound(d, args)
         cells = "-" if opts.no_synth or name in BIG else str(d.area(fpga=False).num_cells)
-        print(f"{name:<13}{r.cycles:>8}{d.cycles(*args):>8}{bound:>7}{r.cycles / bound:>7.2f}"
+        print(f"{name:<13}{clock_ns:>7}{r.cycles:>8}{d.cycles(*args):>8}{bound:>7}{r.cycles / bound:>7.2f}"
               f"{cells:>8}{compile_ms:>11.1f}{r.cycles_per_s:>11.0f}  "
               f"{'match' if ok else 'MISMATCH'}", flush=True)
 

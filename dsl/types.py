@@ -19,6 +19,14 @@ Arithmetic rules (identical in the golden view and in the generated RTL):
   add half an LSB then floor, i.e. round half up) decide the result.
 * Python ``int`` constants take the narrowest type that holds them (``UInt`` when
   non-negative, else ``Int``).
+* ``a // b`` and ``a % b`` (integers only) follow Python: the quotient is rounded toward
+  minus infinity and the remainder has the sign of ``b`` (``-7 // 2 == -4``, ``-7 % 2 == 1``).
+  By a constant power of two ``2**k`` they are a shift (type of ``a``) and a mask
+  (``UInt(k)``); otherwise the quotient is ``UInt(wa)`` when both operands are unsigned, else
+  ``Int(wa + 1)``, and the remainder ``UInt(wb)`` for an unsigned ``b``, else ``Int(wb)``
+  (:func:`div_types`). Dividing by zero raises a ``DSLError`` naming the line; the hardware
+  divider then gives a quotient of all ones (-1) and a remainder equal to ``a``, as RISC-V
+  does.
 
 Number formats (:mod:`archsim.dsl.formats`) are the other kind of element type. A
 :class:`FormatType` is a format of <= 8 bits with a fixed scale (FP8 E4M3/E5M2, FP6, FP4 and
@@ -54,6 +62,7 @@ __all__ = [
     "ROUNDINGS",
     "const_type",
     "binop_type",
+    "div_types",
     "is_element_type",
     "hw_min",
     "hw_max",
@@ -279,6 +288,20 @@ def binop_type(op: str, a: HWType, b: HWType, shift: int | None = None) -> HWTyp
     if op in ("add", "sub"):
         width += 1
     return HWType(width=width, signed=signed, frac=frac)
+
+
+def div_types(a: HWType, b: HWType) -> tuple[HWType, HWType]:
+    """The exact types of the floor quotient and remainder of integer ``a`` by ``b``.
+
+    The quotient's magnitude is at most ``|a|`` (``-2**(wa-1) // -1 == 2**(wa-1)`` needs one
+    more bit when signed); the remainder's magnitude is below ``|b|`` with ``b``'s sign.
+    """
+    if not a.signed and not b.signed:
+        q = HWType(width=a.width, signed=False)
+    else:
+        q = HWType(width=a.width + 1, signed=True)
+    r = HWType(width=b.width, signed=b.signed)
+    return q, r
 
 
 def is_element_type(t: Any) -> bool:
@@ -534,17 +557,27 @@ class HWValue:
         return HWValue(binop_type("shr", self.type, t, const), self.raw >> amount)
 
     def __floordiv__(self, o: Any) -> HWValue:
-        k = _power_of_two(o, "//")
+        k = _power_of_two(o)
+        if k is None:
+            return _divide(self, o, quotient=True)
         if self.type.frac:
             raise TypeError("// is defined for integer types only")
         return HWValue(HWType(width=self.type.width, signed=self.type.signed,
                               frac=self.type.frac), self.raw >> k)
 
+    def __rfloordiv__(self, o: Any) -> HWValue:
+        return _divide(_coerce(o), self, quotient=True)
+
     def __mod__(self, o: Any) -> HWValue:
-        k = _power_of_two(o, "%")
+        k = _power_of_two(o)
+        if k is None:
+            return _divide(self, o, quotient=False)
         if self.type.frac:
             raise TypeError("% is defined for integer types only")
         return HWValue(UInt(max(1, k)), self.raw & ((1 << k) - 1))
+
+    def __rmod__(self, o: Any) -> HWValue:
+        return _divide(_coerce(o), self, quotient=False)
 
     def __neg__(self) -> HWValue:
         t = _as_signed(self.type)
@@ -609,12 +642,31 @@ class HWValue:
         return f"{self.type!r}({self.value!r})"
 
 
-def _power_of_two(o: Any, sym: str) -> int:
-    if isinstance(o, HWValue) or not isinstance(o, (int, np.integer)) or int(o) <= 0 or (
-        int(o) & (int(o) - 1)
-    ):
-        raise TypeError(f"{sym} is supported by a constant power of two only")
+def _power_of_two(o: Any) -> int | None:
+    """``k`` when ``o`` is a Python constant ``2**k`` (a shift or mask), else None."""
+    if isinstance(o, HWValue) or isinstance(o, bool) or not isinstance(o, (int, np.integer)) \
+            or int(o) <= 0 or (int(o) & (int(o) - 1)):
+        return None
     return int(o).bit_length() - 1
+
+
+def _divide(a: HWValue, b: Any, *, quotient: bool) -> HWValue:
+    """Python's floor ``//`` or ``%`` of two integer hardware values (see the module doc)."""
+    b = _coerce(b)
+    if a.type.frac or b.type.frac:
+        raise TypeError(f"{'//' if quotient else '%'} is defined for integer types only")
+    if b.raw == 0:
+        import sys
+
+        from ..errors import DSLError
+
+        frame = sys._getframe(2)  # the kernel line that divides
+        raise DSLError(f"division by zero: {a.value} {'//' if quotient else '%'} 0",
+                       filename=frame.f_code.co_filename, lineno=frame.f_lineno,
+                       hint="the hardware divider gives -1 (all ones) for // and the "
+                       "dividend for % by zero; guard the divisor")
+    qt, rt = div_types(a.type, b.type)
+    return HWValue(qt, a.raw // b.raw) if quotient else HWValue(rt, a.raw % b.raw)
 
 
 def hw_min(a: Any, b: Any) -> HWValue:

@@ -13,6 +13,9 @@ Sources (45 nm, the node the rest of archsim's cost tables use):
   ``4*log2(w) + 2*log2(2w) + 8`` FO4, a 2:1 mux 2 FO4, a barrel shifter ``2*log2(w)`` FO4 —
   with FO4 = 360 ps/um x 45 nm = 16.2 ps (the Ho-Mai-Horowitz rule of thumb, "The future of
   wires", Proc. IEEE 2001). Register clock-to-q plus setup: 5 FO4; SRAM clock-to-data: 20 FO4.
+* Division (``div``, ``mod``): a radix-2 restoring divider, one quotient bit per cycle
+  (one subtract and a select per step) with its operand, quotient and remainder registers;
+  it cannot be pipelined (an iterative unit, busy for its whole latency).
 * A number format's decode ROM (``decode``, ``w``-bit codes): a ``w``-level 2:1 mux tree,
   ``2*w`` FO4, with ``2**w - 1`` muxes per output bit (about ``2*w`` output bits) -- an upper
   bound: synthesis reduces the table to a small shifter-like decoder.
@@ -46,6 +49,9 @@ class OpCost:
     delay_ns: float
     area_um2: float
     energy_j: float
+    #: True when the operator can be split into register stages (one issue per cycle) if its
+    #: delay exceeds the clock period; False for an iterative unit busy for its whole latency
+    pipelinable: bool = True
 
 
 def _add_area(w: int) -> float:
@@ -90,6 +96,13 @@ def op_cost(kind: str, width: int) -> OpCost:
     if kind in ("shl", "shr"):  # variable amount: barrel shifter (constant: wiring, see below)
         return OpCost(2 * lg * FO4_NS, 0.5 * _add_area(w) * lg / 4,
                       0.5 * _add_energy_pj(w) * 1e-12)
+    if kind in ("div", "mod"):
+        # radix-2 restoring divider: w steps of a (w+1)-bit subtract and a 2:1 mux, through a
+        # w-bit dividend/quotient shift register and a (w+1)-bit remainder register
+        add = op_cost("add", w + 1)
+        return OpCost(w * (add.delay_ns + 2 * FO4_NS),
+                      add.area_um2 * 2 + register_area_um2(3 * w + 1),
+                      w * add.energy_j, pipelinable=False)
     if kind == "decode":  # a 2**w-entry ROM: a w-level tree of 2:1 muxes
         rom_area = (2**w - 1) * 0.25 * _add_area(8) / 8 * 2 * w  # ~2w output bits per mux
         return OpCost(2 * w * FO4_NS, rom_area, w * 0.1 * _add_energy_pj(8) * 1e-12)

@@ -176,3 +176,16 @@ def test_block_formats_idempotent_and_monotonic_within_a_block(fmt, x):
     if isinstance(fmt, MXFormat):
         assert np.array_equal(fmt.quantize(q), q)
     assert np.all(np.diff(q) >= 0)
+
+
+def test_nanomantissa_block_of_subnormals_quantizes_to_zero_not_nan():
+    # amax / elem_max underflows to 0 for the smallest subnormal: the block lies below the
+    # smallest E8Mk scale, so every element flushes to zero (found by hypothesis).
+    import numpy as np
+
+    from archsim.dsl.formats import NxFPFormat
+
+    for recycling in (False, True):
+        fmt = NxFPFormat(bits=4, nano_mantissa_bits=2, code_recycling=recycling)
+        q = fmt.quantize(np.full(32, 5e-324))
+        assert np.array_equal(q, np.zeros(32))

@@ -5,8 +5,8 @@ modulo scheduling of pipelined loops), :mod:`.codegen` (FSM + datapath), :mod:`.
 object ``kernel.synthesize()`` returns).
 """
 
-from .design import Design, Estimate, HLSReport, LoopReport, compile_kernel
+from .design import Design, Estimate, HLSReport, LoopReport, OperatorReport, compile_kernel
 from .schedule import RESOURCE_KEYS, ScheduleOptions
 
-__all__ = ["Design", "Estimate", "HLSReport", "LoopReport", "compile_kernel",
+__all__ = ["Design", "Estimate", "HLSReport", "LoopReport", "OperatorReport", "compile_kernel",
            "ScheduleOptions", "RESOURCE_KEYS"]

@@ -14,6 +14,12 @@ Timing contract: ``start`` sampled high in cycle ``s`` (while idle) gives ``done
 ``s + cycles``, where ``cycles = 1 + sum of the regions' cycles`` and a region running ``n``
 iterations takes ``(n - 1) * II + depth`` cycles (0 when ``n == 0``).
 
+Multi-cycle operators: a pipelined multiplier of latency ``L`` is the product followed by
+``L`` registers (the delay chain every value crossing cycles has), balanced into stages by
+synthesis retiming or a DSP block's pipeline registers; ``//`` and ``%`` use a radix-2
+restoring divider per instance (or per ``resources={"div": k}`` unit), busy for ``wa + 2``
+cycles: operand latch, one quotient bit per cycle, floor sign fix-up into its output register.
+
 Names: variable registers carry the user's names (``acc``), loop counters the loop variable
 (``i``), states and control signals the loop (``L12_i_valid1``), operator wires the variable
 they compute or ``<op>_L<line>``.
@@ -23,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from amaranth.hdl import Array, Const, Module, Mux, Shape, Signal, Value, signed, unsigned
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Shape, Signal, Value, signed, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory, ReadPort, WritePort
 from amaranth.lib.wiring import In, Out
@@ -79,10 +85,12 @@ class HLSComponent(wiring.Component):
     mul_units : int or None
         Share multiplications among this many multiplier instances (by the schedule's
         binding); None gives every multiplication its own.
+    div_units : int or None
+        Likewise for the sequential dividers of ``//`` and ``%``.
     """
 
     def __init__(self, ir: KernelIR, *, init: dict[str, Any] | None = None,
-                 mul_units: int | None = None) -> None:
+                 mul_units: int | None = None, div_units: int | None = None) -> None:
         members: dict[str, Any] = {"start": In(1), "done": Out(1), "busy": Out(1)}
         for name, t in ir.scalars.items():
             members[name] = In(shape_of(t))
@@ -103,6 +111,7 @@ class HLSComponent(wiring.Component):
         super().__init__(members)
         self.ir = ir
         self.mul_units = mul_units
+        self.div_units = div_units
         init = init or {}
         #: (array, bank) -> Memory
         self.memories: dict[tuple[str, int], Memory] = {}
@@ -199,9 +208,11 @@ class _Builder:
         self.fsmvar: dict[str, Signal] = {}
         self._collect_loops(ir.body)
         self.mul_bindings: dict[int, list[tuple[Node, Value]]] = {}
+        self._div_setup(regions)
         for r in regions:
             self.region(r)
         self._mul_units()
+        self._div_units()
         # FSM transitions (after the datapath, so entering a region wins over its own updates)
         with m.If(idle & c.start):
             for n, sig in self.args.items():
@@ -374,7 +385,7 @@ class _Builder:
         self.exit_sig[id(r)] = lastv[-1]
         if r.is_while:
             # the iteration whose condition is false (or the N-th) ends the loop
-            te = r.exit.cycle
+            te = r.exit.cycle + r.exit.latency  # a multi-cycle compare: its registered result
             fin = Signal(name=f"{rn}_exit")
             m.d.comb += fin.eq(valid[te] & self.val(r.exit, te, r))
             with m.If(fin):
@@ -435,6 +446,9 @@ class _Builder:
         if n.kind == "load":
             port = self.rd[(n.attrs["array"], n.attrs["bank"])]
             return self.delayed(port.data, t - n.cycle - 1, f"{n.attrs['array']}_rd")
+        if n.kind in ("div", "mod"):
+            w = self.div_result(n, r)
+            return self.delayed(w, t - n.cycle - n.latency, w.name)
         w = self.wire(n, r)
         return self.delayed(w, t - n.cycle, w.name)
 
@@ -511,3 +525,96 @@ class _Builder:
                 with m.If(active):
                     m.d.comb += [a.eq(ops[0]), b.eq(ops[1])]
                 m.d.comb += w.eq(p)
+
+    # ---- sequential dividers ------------------------------------------------------------
+    def _div_key(self, n: Node) -> Any:
+        if self.c.div_units is not None and n.unit is not None:
+            return n.unit
+        return ("own", id(n))
+
+    def _div_setup(self, regions: list[Region]) -> None:
+        """Group ``//`` and ``%`` nodes by divider instance; size each divider."""
+        self.div_binds: dict[Any, list[tuple[Node, Region]]] = {}
+        for r in regions:
+            for n in r.nodes:
+                if n.kind in ("div", "mod"):
+                    self.div_binds.setdefault(self._div_key(n), []).append((n, r))
+        self.div_hw: dict[Any, dict[str, Signal]] = {}
+        for k, (key, binds) in enumerate(self.div_binds.items()):
+            n0 = binds[0][0]
+            pre = f"div{k}" if not isinstance(key, tuple) else f"{n0.kind}_L{n0.line}_{k}"
+            wa = max(n.args[0].type.width for n, _ in binds)
+            wb = max(n.args[1].type.width for n, _ in binds)
+            self.div_hw[key] = {
+                "pre": pre, "wa": wa, "wb": wb,
+                "q": Signal(signed(wa + 2), name=f"{pre}_q"),
+                "r": Signal(signed(max(wa, wb) + 2), name=f"{pre}_r"),
+            }
+
+    def div_result(self, n: Node, r: Region) -> Signal:
+        """The output register of ``n``'s divider, valid ``n.latency`` cycles after issue."""
+        hw = self.div_hw[self._div_key(n)]
+        if id(n) not in self.wires:
+            w = Signal(shape_of(n.type), name=n.name or f"{n.kind}_L{n.line}")
+            self.wires[id(n)] = w
+            self.m.d.comb += w.eq(hw["q"] if n.kind == "div" else hw["r"])
+        return self.wires[id(n)]
+
+    def _div_units(self) -> None:
+        """A radix-2 restoring divider per instance, on magnitudes, with Python's floor fix-up.
+
+        Cycle ``c`` (issue): latch ``|a|`` left-aligned, ``|b|``, the signs and ``a``; cycles
+        ``c+1 .. c+wa``: one quotient bit each; cycle ``c+wa+1``: fix the signs (floor) into the
+        output registers, read from cycle ``c+wa+2 = c + latency`` on. By zero: ``q = -1``,
+        ``r = a``.
+        """
+        m = self.m
+        for key, binds in self.div_binds.items():
+            hw = self.div_hw[key]
+            pre, wa, wb = hw["pre"], hw["wa"], hw["wb"]
+            dvd = Signal(wa, name=f"{pre}_dividend")
+            dvs = Signal(wb, name=f"{pre}_divisor")
+            rem = Signal(wb + 1, name=f"{pre}_rem")
+            quo = Signal(wa, name=f"{pre}_quo")
+            count = Signal(range(wa + 1), name=f"{pre}_count")
+            fix = Signal(name=f"{pre}_fix")
+            sa = Signal(name=f"{pre}_sa")
+            sb = Signal(name=f"{pre}_sb")
+            zero = Signal(name=f"{pre}_zero")
+            aval = Signal(signed(wa + 1), name=f"{pre}_a")
+            for n, r in binds:
+                a_t, b_t = n.args[0].type, n.args[1].type
+                a = self.val(n.args[0], n.cycle, r)
+                b = self.val(n.args[1], n.cycle, r)
+                mag_a = Mux(a < 0, -a, a) if a_t.signed else a
+                mag_b = Mux(b < 0, -b, b) if b_t.signed else b
+                with m.If(self.valid[id(r)][n.cycle]):
+                    m.d.sync += [
+                        dvd.eq(mag_a << (wa - a_t.width)), dvs.eq(mag_b), rem.eq(0), quo.eq(0),
+                        count.eq(a_t.width), fix.eq(1), aval.eq(a), zero.eq(b == 0),
+                        sa.eq(a < 0 if a_t.signed else 0), sb.eq(b < 0 if b_t.signed else 0),
+                    ]
+            trial = Signal(wb + 1, name=f"{pre}_trial")
+            m.d.comb += trial.eq(Cat(dvd[wa - 1], rem[:wb]))
+            with m.If(count != 0):
+                m.d.sync += [dvd.eq(dvd << 1), count.eq(count - 1)]
+                with m.If(trial >= dvs):
+                    m.d.sync += [rem.eq(trial - dvs), quo.eq(Cat(Const(1, 1), quo[:wa - 1]))]
+                with m.Else():
+                    m.d.sync += [rem.eq(trial), quo.eq(Cat(Const(0, 1), quo[:wa - 1]))]
+            with m.Elif(fix):
+                m.d.sync += fix.eq(0)
+                neg = sa ^ sb
+                adj = neg & (rem != 0)  # floor: round a negative inexact quotient down
+                # explicitly signed copies: Amaranth's unsigned subtraction would wrap
+                qmag = Cat(quo + adj, Const(0, 1)).as_signed()
+                r0 = Cat(rem[:wb], Const(0, 1)).as_signed()
+                bmag = Cat(dvs, Const(0, 1)).as_signed()
+                with m.If(zero):
+                    m.d.sync += [hw["q"].eq(-1), hw["r"].eq(aval)]
+                with m.Else():
+                    m.d.sync += hw["q"].eq(Mux(neg, -qmag, qmag))
+                    with m.If(adj):
+                        m.d.sync += hw["r"].eq(Mux(sa, bmag - r0, r0 - bmag))
+                    with m.Else():
+                        m.d.sync += hw["r"].eq(Mux(sa, -r0, r0))

@@ -18,7 +18,8 @@ from .codegen import HLSComponent
 from .ir import KernelIR, Loop, Region, trip_count
 from .schedule import ScheduleOptions, node_delay_ns, node_width, resource_class, schedule_kernel
 
-__all__ = ["Design", "LoopReport", "HLSReport", "Estimate", "compile_kernel"]
+__all__ = ["Design", "LoopReport", "OperatorReport", "HLSReport", "Estimate",
+           "compile_kernel"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,19 @@ class LoopReport:
 
 
 @dataclass(frozen=True)
+class OperatorReport:
+    """A multi-cycle operator: its latency and whether it is pipelined or sequential."""
+
+    loop: str
+    line: int
+    kind: str
+    width: int
+    latency: int
+    pipelined: bool
+    delay_ns: float
+
+
+@dataclass(frozen=True)
 class HLSReport:
     """What :meth:`Design.report` returns; ``str()`` gives the table."""
 
@@ -47,6 +61,7 @@ class HLSReport:
     cycles: int | None
     resources: dict[str, int]
     memories: list[dict[str, Any]]
+    operators: list[OperatorReport] = field(default_factory=list)
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per loop/region."""
@@ -62,10 +77,16 @@ class HLSReport:
                          f"{_s(r.ii_requested):>7}{_s(r.ii_achieved):>4}{_s(r.depth):>6}"
                          f"{_s(r.cycles):>9}  {r.ii_reason}")
         lines.append(f"total cycles (start to done): {_s(self.cycles)}")
+        for o in self.operators:
+            how = "pipelined, one issue per cycle" if o.pipelined else \
+                f"sequential, busy {o.latency} cycles"
+            lines.append(f"multi-cycle {o.kind}{o.width} at line {o.line} ({o.loop}): "
+                         f"latency {o.latency} cycles ({how}; {o.delay_ns:.3f} ns of logic)")
         if self.critical_path_ns > self.clock_ns:
-            lines.append(f"warning: an operator chain of {self.critical_path_ns:.3f} ns does not "
-                         f"fit the {self.clock_ns} ns clock (single operators are not split "
-                         "across cycles); the design runs at that period instead")
+            lines.append(f"warning: a path of {self.critical_path_ns:.3f} ns does not fit the "
+                         f"{self.clock_ns} ns clock (a memory read, or a chain of operators "
+                         "that each fit a cycle, is not split across cycles); the design runs "
+                         "at that period instead")
         lines.append("resources: " + ", ".join(f"{k}={v}" for k, v in self.resources.items()))
         for mem in self.memories:
             lines.append(f"memory {mem['name']}: {mem['banks']} bank(s) x {mem['depth']} x "
@@ -119,7 +140,8 @@ class Design:
     # ---- RTL view -----------------------------------------------------------------------
     def make_component(self, init: dict[str, Any] | None = None) -> HLSComponent:
         """A fresh component, its memories preloaded with ``init`` (raw codes per array)."""
-        return HLSComponent(self.ir, init=init, mul_units=self.resources.get("mul"))
+        return HLSComponent(self.ir, init=init, mul_units=self.resources.get("mul"),
+                            div_units=self.resources.get("div"))
 
     @property
     def component(self) -> HLSComponent:
@@ -229,26 +251,31 @@ class Design:
                     walk(s.body)
 
         walk(self.ir.body)
-        return HLSReport(kernel=self.name, clock_ns=self.clock_ns,
+        ops = [OperatorReport(r.name, n.line, n.kind, node_width(n), n.latency, n.pipelined,
+                              round(node_delay_ns(n), 6))
+               for r in self.ir.regions() for n in r.nodes if n.latency]
+        return HLSReport(kernel=self.name, clock_ns=self.clock_ns, operators=ops,
                          critical_path_ns=self.critical_path_ns(), loops=rows,
                          cycles=self.static_cycles(), resources=self.resource_counts(),
                          memories=[{"name": a.name, "banks": a.banks, "depth": a.bank_depth,
                                     "width": a.elem.width} for a in self.ir.arrays.values()])
 
     def critical_path_ns(self) -> float:
-        """Longest chained path in any cycle, register overheads included."""
-        from ...hw.hls_ops import REG_OVERHEAD_NS, REG_TCO_NS
+        """Longest path in any cycle (a chain of operators, one stage of a multi-cycle
+        operator, or a memory read into a register), register overheads included."""
+        from ...hw.hls_ops import MEM_TCO_NS, REG_OVERHEAD_NS, REG_TCO_NS
 
         worst = 0.0
         for r in self.ir.regions():
             for n in r.nodes:
-                worst = max(worst, n.end_ns)
+                worst = max(worst, n.end_ns, MEM_TCO_NS if n.kind == "load" else 0.0)
         return worst - REG_TCO_NS + REG_OVERHEAD_NS if worst else REG_OVERHEAD_NS
 
     def resource_counts(self) -> dict[str, int]:
         """Operator instances in the datapath (multipliers after binding) and registers."""
         counts: dict[str, int] = {}
         mul_units = 0
+        div_units = 0
         for r in self.ir.regions():
             for n in r.nodes:
                 cls = resource_class(n)
@@ -257,11 +284,18 @@ class Design:
                         mul_units = max(mul_units, n.unit + 1)
                     else:
                         mul_units += 1
+                elif cls == "div":
+                    if "div" in self.resources:
+                        div_units = max(div_units, n.unit + 1)
+                    else:
+                        div_units += 1
                 elif n.kind not in ("const", "arg", "var", "ivar", "load", "store", "setvar",
                                     "cast") and node_delay_ns(n) > 0:
                     kind = "mul_const" if n.kind == "mul" else n.kind  # shift-and-add
                     counts[kind] = counts.get(kind, 0) + 1
         out = {"mul": mul_units}
+        if div_units:
+            out["div"] = div_units
         out.update(sorted(counts.items()))
         return out
 
@@ -276,17 +310,19 @@ class Design:
             for n in r.nodes:
                 if n.kind in ("const", "arg", "var", "ivar", "load", "store", "setvar", "cast"):
                     continue
-                if n.kind == "mul" and resource_class(n) == "mul" and "mul" in self.resources:
-                    continue
+                if resource_class(n) in self.resources:
+                    continue  # shared units: counted below
                 c = op_cost(n.kind, node_width(n)) if node_delay_ns(n) > 0 else None
                 if c:
                     area[n.kind] = area.get(n.kind, 0.0) + c.area_um2
-        if "mul" in self.resources:
+        for cls in ("mul", "div"):
+            if cls not in self.resources:
+                continue
             widths = [node_width(n) for r in self.ir.regions() for n in r.nodes
-                      if resource_class(n) == "mul"]
-            units = self.resource_counts()["mul"]
+                      if resource_class(n) == cls]
+            units = self.resource_counts().get(cls, 0)
             if widths:
-                area["mul"] = units * op_cost("mul", max(widths)).area_um2
+                area[cls] = units * op_cost(cls, max(widths)).area_um2
         bits = sum(t.width for t in self.ir.variables.values())
         # local arrays: one "written" bit per word (they read as zero until written)
         bits += sum(a.bank_depth * a.banks for a in self.ir.arrays.values() if a.local)

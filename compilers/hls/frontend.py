@@ -7,12 +7,15 @@ bounds from scalar arguments and outer variables; ``while bounded(cond, max_iter
 loop-free body (a sequential loop whose effects are predicated by ``cond``; the iteration that
 finds it false, or the N-th, is the last); ``if``/``elif``/``else`` without loops inside
 (if-converted); ``partition(...)`` statements (cyclic, block, complete); local arrays declared
-at the top level (``buf = Array[Int(16), 64]()``); calls of other loop-free, single-result
-``@kernel`` functions (inlined); one final ``return`` (scalar or tuple). Arrays of a number
-format (:class:`~archsim.dsl.types.FormatType`) are read-only; each read is a ``load`` of the
-code followed by a ``decode``.
-Expressions: ``+ - * & | ^ << >> ~``, ``//`` and ``%`` by constant powers of two,
-comparisons, ``and``/``or``/``not``, conditional expressions, ``min``, ``max``, ``abs``, type
+at the top level (``buf = Array[Int(16), 64]()``); calls of other ``@kernel`` functions,
+inlined: a callee whose loops are all fully unrolled (single result) inside any expression, one
+with rolled loops as a statement of its own (``x = f(...)`` or ``f(...)``) outside pipelined
+loops and ifs, its loops joining the caller's FSM (its loop bounds may read parameters given
+constants, scalar arguments or outer loop variables); one final ``return`` (scalar or tuple).
+Arrays of a number format (:class:`~archsim.dsl.types.FormatType`) are read-only; each read is
+a ``load`` of the code followed by a ``decode``.
+Expressions: ``+ - * & | ^ << >> ~``, ``//`` and ``%`` (Python's floor semantics; a shift and
+a mask by a constant power of two, else a sequential divider), comparisons, ``and``/``or``/``not``, conditional expressions, ``min``, ``max``, ``abs``, type
 conversions ``T(x)``, array reads with affine or data-dependent indices. Anything else raises
 :class:`~archsim.errors.DSLError` at the user's ``file:line:col`` with a hint.
 """
@@ -22,8 +25,17 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ...dsl.kernel import ArrayType
-from ...dsl.types import Bool, FormatType, HWType, HWValue, UInt, binop_type, const_type
+from ...dsl.kernel import ArrayType, Kernel
+from ...dsl.types import (
+    Bool,
+    FormatType,
+    HWType,
+    HWValue,
+    UInt,
+    binop_type,
+    const_type,
+    div_types,
+)
 from ...errors import DSLError
 from .ir import ArrayInfo, Bound, KernelIR, Loop, Node, Region
 
@@ -88,6 +100,8 @@ class _Lowering:
         self.cse: dict[Any, Node] = {}
         self.frame: dict[str, Any] | None = None  # an inlined @kernel call being lowered
         self.ninline = 0
+        self.stmt_call: ast.Call | None = None  # a call that is a statement of its own
+        self.rolled_cache: dict[int, bool] = {}
         self.epoch: dict[str, int] = {}
 
     # ----- errors ------------------------------------------------------------------------
@@ -207,6 +221,10 @@ class _Lowering:
             if isinstance(s.value, ast.Call) and self.resolve(s.value.func) is \
                     self.kmod.partition:
                 self.partition(s.value)
+            elif isinstance(s.value, ast.Call) and isinstance(self.resolve(s.value.func),
+                                                              Kernel):
+                self.stmt_call = s.value  # `f(...)` for its side effects on arrays
+                self.inline(self.resolve(s.value.func), s.value, want=False)
             elif isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
                 pass  # a string used as a comment
             else:
@@ -227,7 +245,7 @@ class _Lowering:
         if isinstance(target, ast.Name):
             name = target.id
             if self.frame is not None:
-                if name in self.frame["scalars"] or name in self.frame["arrays"]:
+                if name in self.frame["params"]:
                     raise self.err(target, f"cannot assign to argument '{name}'",
                                    "copy it to a variable first")
                 name = self.frame["prefix"] + name
@@ -243,6 +261,8 @@ class _Lowering:
                     isinstance(self.resolve(value.func), ArrayType):
                 self.local_array(name, self.resolve(value.func), at)
                 return
+            if isinstance(value, ast.Call) and isinstance(self.resolve(value.func), Kernel):
+                self.stmt_call = value  # `x = f(...)`: f may contain loops
             val = self.expr(value)
             if name not in self.variables:
                 if val.kind == "const" and value is not None and _is_plain_int(value):
@@ -290,7 +310,14 @@ class _Lowering:
 
     def return_(self, s: ast.Return) -> None:
         if self.frame is not None:
-            if self.in_if or s.value is None or isinstance(s.value, ast.Tuple):
+            if self.in_if or self.region_var != self.frame["region_var"] or \
+                    self.segments_depth != self.frame["depth"]:
+                raise self.err(s, "an inlined kernel returns once, as its last statement "
+                               "(not inside a loop or an if)")
+            if not self.frame["want"]:  # called as a statement: the value is not used
+                self.returned = True
+                return
+            if s.value is None or isinstance(s.value, ast.Tuple):
                 raise self.err(s, "an inlined kernel returns one value, as its last statement")
             self.frame["ret"] = self.cast(self.expr(s.value), self.frame["type"], s)
             self.returned = True
@@ -398,15 +425,25 @@ class _Lowering:
         if isinstance(e, ast.Constant) and isinstance(e.value, int):
             return Bound("const", e.value)
         names = {n.id for n in ast.walk(e) if isinstance(n, ast.Name)}
+        if self.frame is not None:  # an inlined kernel's parameters and loop variables
+            names = {self.frame["prefix"] + n for n in names} | (names & self.frame["params"])
+            if isinstance(e, ast.Name):
+                mapped = self.frame_bound(e)
+                if mapped is not None:
+                    return mapped
         if not names & (set(self.scalars) | self.fsm_vars | set(self.variables) |
-                        set(self.alias)):
+                        set(self.alias) | (self.frame["params"] if self.frame else set())):
             v = self.resolve(e)  # a compile-time expression of global constants
             if isinstance(v, int) and not isinstance(v, bool):
                 return Bound("const", v)
         if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Sub)):
             return Bound("add" if isinstance(e.op, ast.Add) else "sub", None,
                          self.bound(e.left), self.bound(e.right))
-        if isinstance(e, ast.Name):
+        if isinstance(e, ast.Name) and self.frame is not None:
+            v = self.ns.get(e.id)  # not a parameter or loop variable (see frame_bound)
+            if isinstance(v, int) and not isinstance(v, bool):
+                return Bound("const", v)
+        elif isinstance(e, ast.Name):
             if e.id in self.alias:
                 base, off, _t = self.alias[e.id]
                 if base is None:
@@ -425,6 +462,39 @@ class _Lowering:
         raise self.err(e, "a loop bound must be a constant, a scalar argument, an outer loop "
                        "variable or a sum/difference of those")
 
+    def frame_bound(self, e: ast.Name) -> Bound | None:
+        """A bound of an inlined kernel's loop that names one of its parameters or loop
+        variables, as a bound of the caller (None: not such a name)."""
+        f = self.frame
+        if e.id in f["params"] and e.id in f["bsrc"]:
+            node, ptype = f["bsrc"][e.id], f["callee"].scalar_types[e.id]
+            src = node
+            if src.kind == "cast" and not src.type.frac and not src.args[0].type.frac and \
+                    src.type.min_raw <= src.args[0].type.min_raw and \
+                    src.args[0].type.max_raw <= src.type.max_raw:
+                src = src.args[0]  # a widening conversion: the same value
+            if src.kind == "const" and not ptype.frac:
+                return Bound("const", src.attrs["value"].raw)
+            if src.kind == "arg":
+                return Bound("arg", src.attrs["arg"])
+            if src.kind == "var" and src.attrs["var"] in self.fsm_vars:
+                return Bound("var", src.attrs["var"])
+            raise self.err(e, f"a loop bound of inlined kernel '{f['callee'].name}' reads its "
+                           f"parameter '{e.id}', so the call must pass a constant, a scalar "
+                           "argument or an outer loop variable that fits its type")
+        pn = f["prefix"] + e.id
+        if pn in self.alias:
+            base, off, _t = self.alias[pn]
+            if base is None:
+                return Bound("const", off)
+            raise self.err(e, "a loop bound cannot read a partially unrolled loop variable")
+        if pn in self.fsm_vars:
+            return Bound("var", pn)
+        if pn in self.variables:
+            raise self.err(e, f"a loop bound cannot read variable '{e.id}'",
+                           "use a scalar argument, an outer loop variable or a constant")
+        return None
+
     def bound_type(self, b: Bound) -> HWType:
         if b.kind == "const":
             return const_type(int(b.value))
@@ -437,6 +507,8 @@ class _Lowering:
 
     def for_(self, s: ast.For) -> None:
         var, start, stop, step, mode, ii, factor = self.loop_header(s)
+        if self.frame is not None:
+            var = self.frame["prefix"] + var
         if var in self.variables or var in self.scalars or var in self.arrays:
             raise self.err(s.target, f"loop variable '{var}' shadows a variable or argument",
                            "use a fresh name for the loop variable")
@@ -446,7 +518,11 @@ class _Lowering:
                 raise self.err(s.iter, f"the loop bound reads '{n}', which the loop body "
                                "assigns", "copy the bound to a variable before the loop")
         vtype = binop_type("max", self.bound_type(start), self.bound_type(stop))
-        self.loopvar_types[(s.lineno, s.col_offset)] = vtype
+        if self.frame is not None:
+            # the callee's golden run types its loop variable from its own signature
+            vtype = self.frame["callee"].ir.loopvar_types.get((s.lineno, s.col_offset), vtype)
+        else:
+            self.loopvar_types[(s.lineno, s.col_offset)] = vtype
         if mode == "unroll":
             self.unrolled(s, var, start, stop, step, factor, vtype)
             return
@@ -636,15 +712,14 @@ class _Lowering:
             if n in f["arrays"]:
                 raise self.err(e, f"array '{n}' used as a value", f"index it: {n}[i]")
             pn = f["prefix"] + n
-            if pn in self.env:
-                return self.env[pn]
-            if pn in self.variables:
-                return self.read_var(pn, e)
-            v = self.ns.get(n)
-            if isinstance(v, (bool, int, HWValue)):
-                return self.const(v)
-            raise self.err(e, f"unknown name '{n}'",
-                           "kernels read their arguments, local variables and global constants")
+            if not (pn in self.env or pn in self.variables or pn in self.alias or
+                    pn == self.region_var or pn in self.fsm_vars):
+                v = self.ns.get(n)
+                if isinstance(v, (bool, int, HWValue)):
+                    return self.const(v)
+                raise self.err(e, f"unknown name '{n}'", "kernels read their arguments, "
+                               "local variables and global constants")
+            n = pn  # the inlined kernel's variable, parameter or loop variable
         if n in self.alias:
             # unrolled copies see the loop variable with the loop's type, as the golden run does
             base, off, vtype = self.alias[n]
@@ -695,6 +770,8 @@ class _Lowering:
                     from ...dsl.types import hw_max, hw_min
 
                     return self.const((hw_min if op == "min" else hw_max)(va, vb))
+                if op in ("floordiv", "mod") and vb.raw == 0:
+                    raise self.err(at, "division by zero", "the divisor is the constant 0")
                 if op in ("shl", "shr", "floordiv", "mod"):
                     vb = vb.raw
                 return self.const(getattr(va, _PY_BIN[op])(vb))
@@ -710,12 +787,18 @@ class _Lowering:
             return self.mk(op, binop_type(op, a.type, b.type, const), (a, b), at,
                            amount=const)
         if op in ("floordiv", "mod"):
+            if a.type.frac or b.type.frac:
+                raise self.err(at, "// and % are defined for integer types only")
+            if b.kind == "const" and b.attrs["value"].raw == 0:
+                raise self.err(at, "division by zero", "the divisor is the constant 0")
             if b.kind != "const" or b.attrs["value"].raw <= 0 or \
                     b.attrs["value"].raw & (b.attrs["value"].raw - 1):
-                raise self.err(at, f"'{'//' if op == 'floordiv' else '%'}' is supported by a "
-                               "constant power of two only", "use shifts and masks")
-            if a.type.frac:
-                raise self.err(at, "// and % are defined for integer types only")
+                # a sequential divider: one quotient bit per cycle, plus an operand latch and
+                # a sign fix-up cycle (floor semantics)
+                qt, rt = div_types(a.type, b.type)
+                return self.mk("div" if op == "floordiv" else "mod",
+                               qt if op == "floordiv" else rt, (a, b), at,
+                               latency=a.type.width + 2)
             k = b.attrs["value"].raw.bit_length() - 1
             if op == "floordiv":
                 return self.mk("shr", HWType(width=a.type.width, signed=a.type.signed),
@@ -822,28 +905,63 @@ class _Lowering:
             if isinstance(arg, ast.Constant) and isinstance(arg.value, float):
                 return self.const(fn(arg.value))
             return self.cast(self.expr(arg), fn, e)
-        from ...dsl.kernel import Kernel
-
         if isinstance(fn, Kernel):
             return self.inline(fn, e)
         what = fname or ast.unparse(e.func)
         raise self.err(e, f"call of '{what}' is not supported in a kernel",
                        "kernels may call min, max, abs and type conversions like Int(8)(x)")
 
-    def inline(self, callee: Any, e: ast.Call) -> Node:
-        """Lower a call of another (loop-free, single-result) @kernel in place."""
-        if any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(callee.tree)):
-            raise self.err(e, f"kernel '{callee.name}' has loops, so it cannot be inlined yet",
-                           "call loop-free kernels, or inline the loop by hand")
+    def callee_rolled(self, callee: Kernel) -> bool:
+        """True if ``callee`` contains loops that are not fully unrolled (its own or its
+        callees'): it then adds loops to the caller's FSM."""
+        key = id(callee)
+        if key not in self.rolled_cache:
+            self.rolled_cache[key] = False  # a recursive call is rejected when inlined
+            saved = self.ns
+            self.ns = callee.namespace
+            try:
+                self.rolled_cache[key] = _has_rolled_loop(list(callee.tree.body), self)
+            finally:
+                self.ns = saved
+        return self.rolled_cache[key]
+
+    def inline(self, callee: Any, e: ast.Call, *, want: bool = True) -> Node | None:
+        """Lower a call of another @kernel in place.
+
+        A kernel whose loops are all fully unrolled is inlined into the current expression.
+        One with rolled loops adds its loops to the caller's FSM: the call must be a statement
+        of its own (``x = f(...)`` or ``f(...)``) outside pipelined loops and ifs; its scalar
+        parameters become registers, and its loop bounds may read parameters given constants,
+        scalar arguments or outer loop variables.
+        """
+        stmt_call, self.stmt_call = self.stmt_call, None
+        if self.frame is not None and any(f is callee for f in self.frame["chain"]):
+            raise self.err(e, f"kernel '{callee.name}' calls itself", "recursion has no "
+                           "hardware: write a loop")
+        if any(isinstance(n, ast.While) for n in ast.walk(callee.tree)):
+            raise self.err(e, f"kernel '{callee.name}' has a while loop, so it cannot be "
+                           "inlined yet", "call kernels with for loops, or inline it by hand")
+        rolled = self.callee_rolled(callee)
+        if rolled and stmt_call is not e:
+            raise self.err(e, f"kernel '{callee.name}' has loops, so its call must be a "
+                           "statement of its own", f"x = {callee.name}(...)")
+        if rolled and (self.region_var is not None or self.in_if):
+            raise self.err(e, f"kernel '{callee.name}' has loops, so it cannot be called "
+                           "inside a pipelined or innermost loop or an if",
+                           "call it from the kernel's top level or from an outer loop")
         rts = callee.return_types
-        if rts is None or len(rts) != 1:
+        if want and (rts is None or len(rts) != 1):
             raise self.err(e, f"kernel '{callee.name}' must return one value to be called")
         if len(e.args) != len(callee.param_names):
             raise self.err(e, f"kernel '{callee.name}' takes {len(callee.param_names)} "
                            f"arguments, got {len(e.args)}")
         self.ninline += 1
+        chain = (self.frame["chain"] if self.frame is not None else ()) + (callee,)
         frame: dict[str, Any] = {"prefix": f"{callee.name}{self.ninline}__", "scalars": {},
-                                 "arrays": {}, "ret": None, "type": rts[0]}
+                                 "arrays": {}, "ret": None, "type": rts[0] if want else None,
+                                 "want": want, "params": set(callee.param_names),
+                                 "bsrc": {}, "callee": callee, "chain": chain,
+                                 "depth": self.segments_depth, "region_var": self.region_var}
         for p, a in zip(callee.param_names, e.args, strict=True):
             if p in callee.array_types:
                 t = callee.array_types[p]
@@ -856,7 +974,15 @@ class _Lowering:
                                    f"{t.elem!r} with shape {t.shape}")
                 frame["arrays"][p] = src
             else:
-                frame["scalars"][p] = self.cast(self.expr(a), callee.scalar_types[p], a)
+                node = self.cast(self.expr(a), callee.scalar_types[p], a)
+                frame["bsrc"][p] = node
+                if rolled:  # a register: the value outlives the regions the loops close
+                    pn = frame["prefix"] + p
+                    self.variables[pn] = callee.scalar_types[p]
+                    self.env[pn] = node
+                    self.dirty[pn] = node
+                else:
+                    frame["scalars"][p] = node
         saved = (self.frame, self.ns, self.filename, self.line0, self.col0, self.returned,
                  self.in_if)
         self.frame, self.ns, self.filename = frame, callee.namespace, callee.filename
@@ -871,7 +997,7 @@ class _Lowering:
         finally:
             (self.frame, self.ns, self.filename, self.line0, self.col0, self.returned,
              self.in_if) = saved
-        if frame["ret"] is None:
+        if want and frame["ret"] is None:
             raise self.err(e, f"kernel '{callee.name}' returned no value")
         return frame["ret"]
 
@@ -1039,6 +1165,10 @@ def _has_rolled_loop(stmts: list[ast.stmt], low: _Lowering) -> bool:
     """True if the statements contain a loop that is not fully unrolled."""
     for s in stmts:
         for n in ast.walk(s):
+            if isinstance(n, ast.Call):
+                fn = low.resolve(n.func)
+                if isinstance(fn, Kernel) and low.callee_rolled(fn):
+                    return True
             if isinstance(n, ast.For):
                 it = n.iter
                 if isinstance(it, ast.Call) and low.resolve(it.func) is low.kmod.unroll:

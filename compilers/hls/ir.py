@@ -26,7 +26,8 @@ class Node:
 
     ``kind`` is a source (``const`` ``arg`` ``var`` ``ivar``), an operator (``add sub mul and
     or xor shl shr not neg abs lt le gt ge eq ne min max select cast land lor lnot``, and
-    ``decode``: a number-format code to its exact value through a ROM) or a side effect
+    ``decode``: a number-format code to its exact value through a ROM; ``div`` and ``mod``: a
+    sequential divider, ``attrs["latency"]`` cycles) or a side effect
     (``load``, ``store``, ``setvar``). ``attrs`` holds the constant value, the variable/array
     name, the bank, a shift amount, the format of a decode, ...
     """
@@ -43,6 +44,12 @@ class Node:
     start_ns: float = 0.0
     end_ns: float = 0.0
     unit: int | None = None
+    #: cycles from issue to a registered result: 0 for a combinational operator (chained in
+    #: its cycle), ``L >= 2`` for a multi-cycle one (pipelined or sequential)
+    latency: int = 0
+    #: for a multi-cycle operator: True if pipelined (one issue per cycle), False if the
+    #: unit is busy for its whole latency
+    pipelined: bool = True
 
     def __repr__(self) -> str:
         return f"<{self.kind} {self.name or ''} {self.type!r} @{self.line}>"

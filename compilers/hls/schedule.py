@@ -8,6 +8,15 @@ effect at the end of their cycle. Resources are checked in a modulo reservation 
 ``II`` slots: multipliers (``resources={"mul": k}``) and the memory ports of every array bank
 (one read and one write port each). A sequential loop is the case ``II = depth``.
 
+Multi-cycle operators: an operator whose delay exceeds the usable clock window (the period
+less register overhead) gets a latency ``L = ceil(delay / window)`` cycles. If the operator
+table marks it pipelinable (multipliers) it is a pipelined unit: it issues in one cycle, holds
+its reservation-table slot for that cycle only, and its result sits in a register ``L`` cycles
+later (the RTL is the operator followed by ``L`` registers, which synthesis retiming -- or a
+DSP block's internal pipeline registers -- balances into ``L`` stages). A multi-cycle operator
+starts at the beginning of a cycle on registered operands. A sequential unit (the divider) is
+busy for all ``L`` cycles: it occupies ``L`` consecutive slots of the reservation table.
+
 For a pipelined loop the achieved II is the smallest II >= the requested one that satisfies
 the resource bound and every loop-carried dependence (a variable written in cycle ``w`` and
 read in cycle ``r`` of the next iteration needs ``II >= w - r + 1``; a store and a load of the
@@ -26,15 +35,16 @@ from ...hw.hls_ops import MEM_TCO_NS, REG_OVERHEAD_NS, REG_TCO_NS, op_cost
 from .ir import SOURCE_KINDS, KernelIR, Node, Region
 
 __all__ = ["ScheduleOptions", "schedule_kernel", "RESOURCE_KEYS", "node_delay_ns",
-           "resource_class"]
+           "node_latency", "resource_class"]
 
 #: Keys accepted in ``resources``.
-RESOURCE_KEYS = ("mul",)
+RESOURCE_KEYS = ("mul", "div")
 
 
 @dataclass(frozen=True)
 class ScheduleOptions:
-    """Clock period and resource limits."""
+    """Clock period and resource limits: ``{"mul": k}`` multipliers, ``{"div": k}``
+    sequential dividers (unlimited when absent: one unit per operation)."""
 
     clock_ns: float
     resources: dict[str, int] = field(default_factory=dict)
@@ -71,10 +81,25 @@ def node_delay_ns(n: Node) -> float:
     return op_cost(n.kind, node_width(n)).delay_ns
 
 
+def node_latency(n: Node, opts: ScheduleOptions) -> tuple[int, bool]:
+    """``(L, pipelined)``: cycles from issue to a registered result (0: combinational,
+    chained in its cycle) and whether the unit accepts a new operation every cycle."""
+    if n.kind in ("div", "mod"):
+        return n.attrs["latency"], False
+    d = node_delay_ns(n)
+    window = opts.clock_ns - REG_OVERHEAD_NS
+    if d <= window or window <= 0:
+        return 0, True
+    return math.ceil(d / window), op_cost(n.kind, node_width(n)).pipelinable
+
+
 def resource_class(n: Node) -> str | None:
-    """The resource a node occupies for a cycle, or None."""
+    """The resource a node occupies while it issues (and, for a sequential unit, until its
+    result is ready), or None."""
     if n.kind == "mul" and n.args[1].kind != "const" and n.args[0].kind != "const":
         return "mul"
+    if n.kind in ("div", "mod"):
+        return "div"
     if n.kind == "load":
         return f"rd:{n.attrs['array']}:{n.attrs['bank']}"
     if n.kind == "store":
@@ -83,21 +108,35 @@ def resource_class(n: Node) -> str | None:
 
 
 def _units(cls: str, opts: ScheduleOptions) -> int | None:
-    if cls == "mul":
-        return opts.resources.get("mul")
+    if cls in ("mul", "div"):
+        return opts.resources.get(cls)
     return 1  # one read and one write port per bank
 
 
-def _graph(region: Region) -> nx.DiGraph:
+def _occupancy(n: Node) -> int:
+    """Reservation-table slots a node holds: its latency for a sequential unit, else 1."""
+    return n.latency if n.latency and not n.pipelined else 1
+
+
+def _mrt_key(n: Node, cls: str, opts: ScheduleOptions) -> str:
+    # an unlimited sequential unit is one instance per operation: it still cannot accept a
+    # new operation (the next iteration's) while busy
+    if _units(cls, opts) is None and not n.pipelined:
+        return f"{cls}#{id(n)}"
+    return cls
+
+
+def _graph(region: Region, opts: ScheduleOptions) -> nx.DiGraph:
     g = nx.DiGraph()
     ops = [n for n in region.nodes if n.kind not in SOURCE_KINDS]
     order = {n: k for k, n in enumerate(ops)}
     for n in ops:
+        n.latency, n.pipelined = node_latency(n, opts)
         g.add_node(n)
     for n in ops:
         for a in n.args:
             if a.kind not in SOURCE_KINDS:
-                g.add_edge(a, n, lat=1 if a.kind == "load" else 0, data=True)
+                g.add_edge(a, n, lat=1 if a.kind == "load" else a.latency, data=True)
     # memory ordering within an iteration (same array and bank may alias)
     mem = [n for n in ops if n.kind in ("load", "store")]
     for i, x in enumerate(mem):
@@ -136,7 +175,7 @@ def _list_schedule(region: Region, g: nx.DiGraph, ii: int, opts: ScheduleOptions
     # priority: longest path (in delay) to a sink, so critical chains go first
     prio: dict[Node, float] = {}
     for n in reversed(list(nx.topological_sort(g))):
-        tail = [prio[s] + (1.0 if g[n][s]["lat"] else 0.0) for s in g.successors(n)]
+        tail = [prio[s] + g[n][s]["lat"] for s in g.successors(n)]
         prio[n] = node_delay_ns(n) / opts.clock_ns + max(tail, default=0.0)
     mrt: dict[tuple[str, int], int] = {}
     for n in nx.lexicographical_topological_sort(g, key=lambda n: (-prio[n], id(n))):
@@ -146,6 +185,10 @@ def _list_schedule(region: Region, g: nx.DiGraph, ii: int, opts: ScheduleOptions
         d = node_delay_ns(n)
         cls = resource_class(n)
         units = _units(cls, opts) if cls else None
+        key = _mrt_key(n, cls, opts) if cls else None
+        occ = _occupancy(n)
+        if key is not None and key != cls:
+            units = 1
         while True:
             start = REG_TCO_NS
             for p in g.predecessors(n):
@@ -153,25 +196,33 @@ def _list_schedule(region: Region, g: nx.DiGraph, ii: int, opts: ScheduleOptions
                     continue
                 if p.kind == "load" and p.cycle + 1 == cycle:
                     start = max(start, MEM_TCO_NS)
-                elif p.kind != "load" and p.cycle == cycle:
+                elif p.kind != "load" and p.cycle + p.latency == cycle and not p.latency:
                     start = max(start, p.end_ns)
-            if start + d > period and start > REG_TCO_NS + 1e-12:
+            if n.latency and start > REG_TCO_NS + 1e-12:
+                cycle += 1  # a multi-cycle operator starts on registered operands
+                continue
+            if not n.latency and start + d > period and start > REG_TCO_NS + 1e-12:
                 cycle += 1  # does not fit the rest of this cycle: start the next one
                 continue
-            if cls is not None and units is not None:
-                slot = (cls, cycle % ii)
-                if mrt.get(slot, 0) >= units:
+            if key is not None and units is not None:
+                if any(mrt.get((key, (cycle + k) % ii), 0) >= units for k in range(occ)):
                     cycle += 1
                     continue
             break
-        if cls is not None:
-            slot = (cls, cycle % ii)
-            n.unit = mrt.get(slot, 0)
-            mrt[slot] = n.unit + 1
-        n.cycle, n.start_ns, n.end_ns = cycle, start, start + d
+        if key is not None:
+            n.unit = mrt.get((key, cycle % ii), 0)
+            for k in range(occ):
+                slot = (key, (cycle + k) % ii)
+                mrt[slot] = mrt.get(slot, 0) + 1
+        # a multi-cycle operator's stages each take an equal share of its delay
+        stage = d / n.latency if n.latency else d
+        n.cycle, n.start_ns, n.end_ns = cycle, start, start + stage
     depth = 0
     for n in g.nodes:
-        depth = max(depth, n.cycle + 1)
+        depth = max(depth, n.cycle + max(1, n.latency))
+    if region.exit is not None and region.exit.latency:
+        # a while loop's exit test is read where its (registered) result is ready
+        depth = max(depth, region.exit.cycle + region.exit.latency + 1)
     return depth
 
 
@@ -208,11 +259,15 @@ def _recurrences(region: Region) -> list[tuple[int, str]]:
 
 def _res_mii(region: Region, opts: ScheduleOptions) -> tuple[int, str]:
     counts: dict[str, int] = {}
+    best, why = 1, ""
     for n in region.nodes:
         cls = resource_class(n)
         if cls:
-            counts[cls] = counts.get(cls, 0) + 1
-    best, why = 1, ""
+            counts[cls] = counts.get(cls, 0) + _occupancy(n)
+            if _units(cls, opts) is None and _occupancy(n) > best:
+                best = _occupancy(n)
+                why = (f"resource: the sequential divider at line {n.line} is busy for "
+                       f"{best} cycles per operation (it is not pipelined: unroll to run several)")
     for cls, c in counts.items():
         units = _units(cls, opts)
         if units is None:
@@ -222,6 +277,9 @@ def _res_mii(region: Region, opts: ScheduleOptions) -> tuple[int, str]:
             best = need
             if cls == "mul":
                 why = f"resource: {c} multiplications per iteration on {units} multiplier(s)"
+            elif cls == "div":
+                why = (f"resource: {c} divider-busy cycles per iteration on {units} "
+                       "sequential divider(s)")
             else:
                 kind, arr, bank = cls.split(":")
                 port = "read" if kind == "rd" else "write"
@@ -232,7 +290,7 @@ def _res_mii(region: Region, opts: ScheduleOptions) -> tuple[int, str]:
 
 def schedule_region(region: Region, opts: ScheduleOptions) -> None:
     """Schedule one region in place (node cycles, ``region.ii``, ``region.depth``)."""
-    g = _graph(region)
+    g = _graph(region, opts)
     ops = [n for n in region.nodes if n.kind not in SOURCE_KINDS]
     if not region.is_loop and all(n.kind == "setvar" and n.args[0].kind in ("const", "arg")
                                   for n in ops):

@@ -128,13 +128,18 @@ class NxFPFormat(Format):
         if k == 0:
             e = floor_log2(safe) - elem.emax
             man = np.zeros_like(e)
+            underflow = np.zeros(amax.shape, dtype=bool)
         else:
             ideal = safe / elem.max_value
+            # A subnormal amax can underflow amax / elem_max to 0: such a block is below
+            # the smallest scale, like an all-zero block.
+            underflow = ideal == 0
+            ideal = np.where(underflow, 1.0, ideal)
             e = floor_log2(ideal)
             man = np.ceil((np.ldexp(ideal, -e) - 1.0) * 2**k).astype(np.int64)
             e = np.where(man == 2**k, e + 1, e)
             man = np.where(man == 2**k, 0, man)
-        low = (e < -E8M0_BIAS) | ~nz
+        low = (e < -E8M0_BIAS) | ~nz | underflow
         e = np.clip(e, -E8M0_BIAS, E8M0_BIAS)
         man = np.where(low, 0, np.where(e == E8M0_BIAS, np.minimum(man, 2**k - 1), man))
         codes = ((e + E8M0_BIAS) << k) | man
