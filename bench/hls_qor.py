@@ -26,6 +26,7 @@ import time
 
 import numpy as np
 
+from archsim.compilers.hls import suite
 from archsim.compilers.hls.ir import Region, trip_count
 from archsim.compilers.hls.schedule import resource_class
 from archsim.compilers.hls.suite import MACHSUITE_STENCIL2D, MACHSUITE_STENCIL3D, conv2d, stencil3d
@@ -35,8 +36,6 @@ from archsim.dsl import (
     Fixed,
     FormatType,
     Int,
-    UInt,
-    bounded,
     kernel,
     partition,
     pipeline,
@@ -51,6 +50,13 @@ N_DOT, N_FIR, T_FIR, N_GEMM, R, C, NR, L, S, NS, N_H = 256, 64, 16, 16, 32, 16, 
 N_DIV = 64
 #: clock period per kernel (ns); the default is 2.0
 CLOCKS = {"dot_fast": 0.4, "gemm_fast": 0.5}
+
+spmv_ell = suite.spmv_ellpack(NR, L, 64)
+histogram = suite.histogram(N_H, 16)
+nw = suite.needleman_wunsch(S)
+oddeven_sort = suite.oddeven_sort(NS)
+collatz = suite.collatz()
+stencil2d = stencil2d_of(R, C)
 
 
 @kernel
@@ -94,50 +100,6 @@ def gemm(a: Array[Int(8), N_GEMM, N_GEMM], b: Array[Int(8), N_GEMM, N_GEMM],
 
 
 @kernel
-def stencil2d(orig: Array[Int(32), R, C], filt: Array[Int(32), 3, 3], sol: Array[Int(32), R, C]):
-    partition(filt, kind="complete")
-    for r in range(R - 2):
-        for c in pipeline(range(C - 2), ii=1):
-            t = Int(32)(0)
-            for k1 in unroll(range(3)):
-                for k2 in unroll(range(3)):
-                    t += filt[k1][k2] * orig[r + k1][c + k2]
-            sol[r][c] = t
-
-
-@kernel
-def spmv_ell(val: Array[Int(16), NR, L], cols: Array[UInt(6), NR, L], x: Array[Int(16), 64],
-             y: Array[Int(32), NR]):
-    for i in range(NR):
-        s = Int(32)(0)
-        for j in pipeline(range(L), ii=1):
-            s += val[i][j] * x[cols[i][j]]
-        y[i] = s
-
-
-@kernel
-def histogram(x: Array[UInt(4), N_H], h: Array[UInt(16), 16]):
-    for i in pipeline(range(N_H), ii=1):
-        h[x[i]] += 1
-
-
-@kernel
-def nw(a: Array[UInt(2), S], b: Array[UInt(2), S], m: Array[Int(16), S + 1, S + 1]) -> Int(16):
-    for i in range(S + 1):
-        m[i][0] = Int(16)(0) - i
-    for j in range(S + 1):
-        m[0][j] = Int(16)(0) - j
-    for i in range(1, S + 1):
-        left = m[i][0]
-        for j in range(1, S + 1):
-            match = m[i - 1][j - 1] + (1 if a[i - 1] == b[j - 1] else -1)
-            v = max(match, max(m[i - 1][j] - 1, left - 1))
-            m[i][j] = v
-            left = v
-    return m[S][S]
-
-
-@kernel
 def af8_dot(a: Array[AF8, N_DOT], b: Array[AF8, N_DOT]) -> Fixed(40, 22):
     acc = Fixed(40, 22)(0)
     for i in pipeline(range(N_DOT), ii=1):
@@ -151,34 +113,6 @@ def e4m3_dot(a: Array[FP8_E4M3, N_DOT], b: Array[FP8_E4M3, N_DOT]) -> Fixed(48, 
     for i in pipeline(range(N_DOT), ii=1):
         acc += a[i] * b[i]
     return acc
-
-
-@kernel
-def collatz(x: UInt(16)) -> UInt(8):
-    n = UInt(32)(x)
-    steps = UInt(8)(0)
-    while bounded(n != 1, max_iter=200):
-        if n & 1:
-            n = n * 3 + 1
-        else:
-            n = n >> 1
-        steps += 1
-    return steps
-
-
-@kernel
-def oddeven_sort(a: Array[Int(16), NS]):
-    for _p in range(NS // 2):
-        for k in range(0, NS - 1, 2):
-            x = a[k]
-            y = a[k + 1]
-            a[k] = min(x, y)
-            a[k + 1] = max(x, y)
-        for k in range(1, NS - 1, 2):
-            x = a[k]
-            y = a[k + 1]
-            a[k] = min(x, y)
-            a[k + 1] = max(x, y)
 
 
 @kernel

@@ -3,72 +3,17 @@
 import numpy as np
 from scipy.signal import correlate2d
 
-from archsim.dsl import Array, Int, UInt, kernel, partition, pipeline, unroll
+from archsim.compilers.hls import suite
 
 R, C = 8, 6
-
-
-@kernel
-def stencil2d(orig: Array[Int(32), R, C], filt: Array[Int(32), 3, 3],
-              sol: Array[Int(32), R, C]):
-    partition(filt, kind="complete")
-    for r in range(R - 2):
-        for c in pipeline(range(C - 2), ii=1):
-            t = Int(32)(0)
-            for k1 in unroll(range(3)):
-                for k2 in unroll(range(3)):
-                    t += filt[k1][k2] * orig[r + k1][c + k2]
-            sol[r][c] = t
-
-
 NR, L = 6, 4
-
-
-@kernel
-def spmv_ell(val: Array[Int(16), NR, L], cols: Array[UInt(4), NR, L], x: Array[Int(16), 16],
-             y: Array[Int(32), NR]):
-    for i in range(NR):
-        s = Int(32)(0)
-        for j in pipeline(range(L), ii=1):
-            s += val[i][j] * x[cols[i][j]]
-        y[i] = s
-
-
 S = 6
-
-
-@kernel
-def nw(a: Array[UInt(2), S], b: Array[UInt(2), S], m: Array[Int(16), S + 1, S + 1]) -> Int(16):
-    for i in range(S + 1):
-        m[i][0] = Int(16)(0) - i
-    for j in range(S + 1):
-        m[0][j] = Int(16)(0) - j
-    for i in range(1, S + 1):
-        left = m[i][0]
-        for j in range(1, S + 1):
-            match = m[i - 1][j - 1] + (1 if a[i - 1] == b[j - 1] else -1)
-            v = max(match, max(m[i - 1][j] - 1, left - 1))
-            m[i][j] = v
-            left = v
-    return m[S][S]
-
-
 NS = 8
 
-
-@kernel
-def oddeven_sort(a: Array[Int(16), NS]):
-    for _p in range(NS // 2):
-        for k in range(0, NS - 1, 2):
-            x = a[k]
-            y = a[k + 1]
-            a[k] = min(x, y)
-            a[k + 1] = max(x, y)
-        for k in range(1, NS - 1, 2):
-            x = a[k]
-            y = a[k + 1]
-            a[k] = min(x, y)
-            a[k + 1] = max(x, y)
+stencil2d = suite.stencil2d(R, C)
+spmv_ell = suite.spmv_ellpack(NR, L, 16)
+nw = suite.needleman_wunsch(S)
+oddeven_sort = suite.oddeven_sort(NS)
 
 
 RNG = np.random.default_rng(21)

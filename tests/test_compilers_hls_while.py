@@ -3,21 +3,11 @@
 import numpy as np
 import pytest
 
+from archsim.compilers.hls import suite
 from archsim.dsl import Array, Int, UInt, bounded, kernel
 from archsim.errors import DSLError
 
-
-@kernel
-def collatz(x: UInt(16)) -> UInt(8):
-    n = UInt(32)(x)
-    steps = UInt(8)(0)
-    while bounded(n != 1, max_iter=200):
-        if n & 1:
-            n = n * 3 + 1
-        else:
-            n = n >> 1
-        steps += 1
-    return steps
+collatz = suite.collatz()
 
 
 @kernel

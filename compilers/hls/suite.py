@@ -15,15 +15,24 @@ and the benchmark MachSuite's shapes under Verilator.
 * :func:`stencil3d`: MachSuite ``stencil/stencil3d``: boundary faces copied, interior
   ``C0 * orig[i][j][k] + C1 * (sum of the 6 neighbours)``; MachSuite's shape is height 32,
   columns 32, rows 16 (``orig[32][32][16]``).
+* :func:`spmv_ellpack`: sparse matrix-vector product in ELLPACK form (indirect reads
+  ``x[cols[i][j]]``), one pipelined loop over each row's ``width`` entries.
+* :func:`needleman_wunsch`: the 2-D dynamic-programming alignment score of two sequences of
+  2-bit symbols (match +1, mismatch and gap -1), the whole score matrix written back.
+* :func:`oddeven_sort`: odd-even transposition sort of ``n`` int16 in place (``n // 2``
+  rounds of an even and an odd phase).
+* :func:`histogram`: ``h[x[i]] += 1`` (read-modify-write through memory), pipelined.
+* :func:`collatz`: Collatz steps of a 16-bit start value, a ``while bounded(...)`` loop.
 """
 
 # no `from __future__ import annotations`: the kernels' Array[...] annotations read the
 # shape arguments, which must be evaluated while the closure exists
 
-from ...dsl import Array, Int, kernel, partition, pipeline, unroll
+from ...dsl import Array, Int, UInt, bounded, kernel, partition, pipeline, unroll
 from ...dsl.kernel import Kernel
 
-__all__ = ["conv2d", "stencil2d", "stencil3d", "MACHSUITE_STENCIL2D", "MACHSUITE_STENCIL3D"]
+__all__ = ["conv2d", "stencil2d", "stencil3d", "MACHSUITE_STENCIL2D", "MACHSUITE_STENCIL3D",
+           "spmv_ellpack", "needleman_wunsch", "oddeven_sort", "histogram", "collatz"]
 
 #: MachSuite's stencil2d shape: (rows, columns).
 MACHSUITE_STENCIL2D = (128, 64)
@@ -110,3 +119,99 @@ def stencil3d(height: int, cols: int, rows: int) -> Kernel:
                     sol[i][j][k] = Int(32)(orig[i][j][k] * coef[0] + s1 * coef[1])
 
     return stencil3d
+
+
+def spmv_ellpack(rows: int, width: int, x_len: int) -> Kernel:
+    """ELLPACK SpMV: ``y[i] = sum_j val[i][j] * x[cols[i][j]]`` (int16 values, int32 sums)."""
+    if min(rows, width, x_len) < 1:
+        raise ValueError(f"spmv_ellpack needs positive sizes, not {rows}, {width}, {x_len}")
+    col_bits = max(1, (x_len - 1).bit_length())
+
+    @kernel
+    def spmv_ell(val: Array[Int(16), rows, width], cols: Array[UInt(col_bits), rows, width],
+                 x: Array[Int(16), x_len], y: Array[Int(32), rows]):
+        for i in range(rows):
+            s = Int(32)(0)
+            for j in pipeline(range(width), ii=1):
+                s += val[i][j] * x[cols[i][j]]
+            y[i] = s
+
+    return spmv_ell
+
+
+def needleman_wunsch(length: int) -> Kernel:
+    """Needleman-Wunsch score matrix of two ``length``-symbol sequences; returns the score."""
+    if length < 1:
+        raise ValueError(f"needleman_wunsch needs a positive length, not {length}")
+
+    @kernel
+    def nw(a: Array[UInt(2), length], b: Array[UInt(2), length],
+           m: Array[Int(16), length + 1, length + 1]) -> Int(16):
+        for i in range(length + 1):
+            m[i][0] = Int(16)(0) - i
+        for j in range(length + 1):
+            m[0][j] = Int(16)(0) - j
+        for i in range(1, length + 1):
+            left = m[i][0]
+            for j in range(1, length + 1):
+                match = m[i - 1][j - 1] + (1 if a[i - 1] == b[j - 1] else -1)
+                v = max(match, max(m[i - 1][j] - 1, left - 1))
+                m[i][j] = v
+                left = v
+        return m[length][length]
+
+    return nw
+
+
+def oddeven_sort(n: int) -> Kernel:
+    """Odd-even transposition sort of ``n`` int16 values in place."""
+    if n < 2:
+        raise ValueError(f"oddeven_sort needs at least 2 elements, not {n}")
+
+    @kernel
+    def oddeven_sort(a: Array[Int(16), n]):
+        for _p in range(n // 2):
+            for k in range(0, n - 1, 2):
+                x = a[k]
+                y = a[k + 1]
+                a[k] = min(x, y)
+                a[k + 1] = max(x, y)
+            for k in range(1, n - 1, 2):
+                x = a[k]
+                y = a[k + 1]
+                a[k] = min(x, y)
+                a[k + 1] = max(x, y)
+
+    return oddeven_sort
+
+
+def histogram(n: int, bins: int = 16) -> Kernel:
+    """``h[x[i]] += 1`` over ``n`` samples into ``bins`` (a power of two) 16-bit counters."""
+    if n < 1 or bins < 2 or bins & (bins - 1):
+        raise ValueError(f"histogram needs n >= 1 and a power-of-two bins >= 2, not {n}, {bins}")
+    bin_bits = (bins - 1).bit_length()
+
+    @kernel
+    def histogram(x: Array[UInt(bin_bits), n], h: Array[UInt(16), bins]):
+        for i in pipeline(range(n), ii=1):
+            h[x[i]] += 1
+
+    return histogram
+
+
+def collatz(max_steps: int = 200) -> Kernel:
+    """Collatz steps of a 16-bit start value (at most ``max_steps``): a bounded while loop."""
+
+    @kernel
+    def collatz(x: UInt(16)) -> UInt(8):
+        n = UInt(32)(x)
+        steps = UInt(8)(0)
+        while bounded(n != 1, max_iter=max_steps):
+            if n & 1:
+                n = n * 3 + 1
+            else:
+                n = n >> 1
+            steps += 1
+        return steps
+
+    return collatz
