@@ -371,7 +371,7 @@ class Kernel:
         self.scalar_types: dict[str, HWType] = {}
         self.array_types: dict[str, ArrayType] = {}
         for p in self.param_names:
-            t = ann.get(p)
+            t = Bool if ann.get(p) is bool else ann.get(p)
             where = self._param_location(p)
             if isinstance(t, ArrayType):
                 self.array_types[p] = t
@@ -384,7 +384,7 @@ class Kernel:
         if r is None:
             self.return_types: list[HWType] | None = None
         else:
-            rs = list(r) if isinstance(r, tuple) else [r]
+            rs = [Bool if x is bool else x for x in (r if isinstance(r, tuple) else [r])]
             if not all(isinstance(x, HWType) for x in rs):
                 raise DSLError("the return annotation must be a hardware type or a tuple of "
                                "them", filename=self.filename, lineno=line0 + tree.lineno - 1,
@@ -453,7 +453,12 @@ class Kernel:
                     raise DSLError(f"argument '{name}' must have shape {t.shape}, not "
                                    f"{a.shape}")
             else:
-                if not isinstance(a, (int, np.integer, HWValue, float)) or isinstance(a, bool):
+                if isinstance(a, (bool, np.bool_)):
+                    if self.scalar_types[name] != Bool:
+                        raise DSLError(f"argument '{name}' must be a number, not bool "
+                                       f"(annotate it `{name}: bool` to pass flags)")
+                    a = int(a)
+                elif not isinstance(a, (int, np.integer, HWValue, float)):
                     raise DSLError(f"argument '{name}' must be a number, not "
                                    f"{type(a).__name__}")
             out[name] = a

@@ -312,10 +312,13 @@ def is_element_type(t: Any) -> bool:
 
 
 def as_element_type(t: Any) -> Any:
-    """The element type ``Array[t, ...]`` uses: small fixed-scale float formats become a
-    :class:`FormatType`; everything else is returned as is."""
+    """The element type ``Array[t, ...]`` (or a scalar annotation) stands for: ``bool`` becomes
+    :data:`Bool`, small fixed-scale float formats a :class:`FormatType`; everything else is
+    returned as is."""
     from .formats import FloatFormat
 
+    if t is bool:  # Python's bool is the DSL's one-bit unsigned type
+        return Bool
     if isinstance(t, FloatFormat) and t.bits <= FormatType.MAX_BITS:
         return FormatType(t)
     return t

@@ -271,3 +271,38 @@ def test_calls_to_other_kernels_are_inlined():
         ref[i] = min(max(t, -5000), 5000)
     _, r = _check(conv3, (x, w, np.zeros(16, dtype=np.int64), 5000), ("y",))
     assert np.array_equal(r.outputs["y"], ref)
+
+
+def test_bool_arguments_and_returns_golden_rtl_and_python():
+    from archsim.dsl import Array, Int, kernel
+
+    @kernel
+    def signed_digest(a: Array[Int(8), 8], floor: bool) -> (Int(16), bool):
+        s = Int(16)(0)
+        for i in range(8):
+            if floor and a[i] > 0:
+                s += a[i] // 3
+            else:
+                s += a[i] % 5
+        return s, s > 10
+
+    a = np.array([3, -4, 7, 0, -1, 9, 2, -8])
+    design = signed_digest.synthesize()
+    for flag in (True, False):
+        want = sum(int(x) // 3 if flag and x > 0 else int(x) % 5 for x in a)
+        assert tuple(signed_digest(a, flag)) == (want, want > 10)
+        run = design.simulate(a, flag)
+        assert tuple(run.value) == (want, want > 10)
+        assert run.cycles == design.cycles(a, flag)
+
+
+def test_a_bool_for_a_non_bool_argument_is_an_error():
+    from archsim.dsl import Int, kernel
+    from archsim.errors import DSLError
+
+    @kernel
+    def inc(x: Int(8)) -> Int(9):
+        return x + 1
+
+    with pytest.raises(DSLError, match="argument 'x' must be a number, not bool"):
+        inc(True)
