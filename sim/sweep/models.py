@@ -109,7 +109,9 @@ class SweepModel:
             if err["type"] == "extra_forbidden":
                 raise ConfigError(f"model '{self.name}' has no parameter '{name}'", field=name,
                                   allowed=self.parameter_names) from None
-            raise ConfigError(f"{err['msg']} (value {err.get('input')!r})", field=name) from None
+            # pydantic prefixes messages of our own ValueErrors with "Value error, ".
+            message = err["msg"].removeprefix("Value error, ")
+            raise ConfigError(f"{message} (value {err.get('input')!r})", field=name) from None
 
 
 MODELS: dict[str, SweepModel] = {}
@@ -172,10 +174,24 @@ def _gpu_name(value: str) -> str:
     try:
         return get_gpu(value).name
     except ConfigError as exc:
-        raise ValueError(str(exc)) from None
+        raise ValueError(f"{exc.reason} (allowed: {', '.join(exc.allowed)})") from None
 
 
-class GPURooflineParams(BaseModel):
+class _ModelOnGPU(BaseModel):
+    """Validators shared by the parameter models that name a transformer and a GPU."""
+
+    @field_validator("model", check_fields=False)
+    @classmethod
+    def _known_model(cls, value: str) -> str:
+        return _transformer_name(value)
+
+    @field_validator("gpu", check_fields=False)
+    @classmethod
+    def _known_gpu(cls, value: str) -> str:
+        return _gpu_name(value)
+
+
+class GPURooflineParams(_ModelOnGPU):
     """Parameters of :func:`gpu_roofline`: one transformer forward pass on one GPU.
 
     ``model`` is a :data:`~archsim.compilers.graph.TRANSFORMER_PRESETS` name and
@@ -197,15 +213,6 @@ class GPURooflineParams(BaseModel):
     launch_overhead_s: float = Field(0.0, ge=0)
     power_fraction: float = Field(1.0, gt=0, le=1)
 
-    @field_validator("model")
-    @classmethod
-    def _known_model(cls, value: str) -> str:
-        return _transformer_name(value)
-
-    @field_validator("gpu")
-    @classmethod
-    def _known_gpu(cls, value: str) -> str:
-        return _gpu_name(value)
 
 
 def gpu_roofline(params: dict[str, Any], seed: int) -> dict[str, float]:
@@ -254,7 +261,7 @@ SERVING_OBJECTIVES = (
 )
 
 
-class ServingParams(BaseModel):
+class ServingParams(_ModelOnGPU):
     """Parameters of :func:`serving`: one run of :func:`archsim.sim.serving.simulate`.
 
     ``rate_per_s = None`` puts every arrival at t = 0 (offline batch); ``accuracy``
@@ -277,15 +284,6 @@ class ServingParams(BaseModel):
     arrival: str = "poisson"
     max_batch_size: int | None = Field(None, ge=1)
 
-    @field_validator("model")
-    @classmethod
-    def _known_model(cls, value: str) -> str:
-        return _transformer_name(value)
-
-    @field_validator("gpu")
-    @classmethod
-    def _known_gpu(cls, value: str) -> str:
-        return _gpu_name(value)
 
 
 def serving(params: dict[str, Any], seed: int) -> dict[str, float]:
@@ -308,7 +306,7 @@ TRAINING_OBJECTIVES = (
 )
 
 
-class TrainingParams(BaseModel):
+class TrainingParams(_ModelOnGPU):
     """Parameters of :func:`training`: one LLM iteration by
     :func:`archsim.sim.distributed.evaluate` on ``dp * tp * pp * cp`` GPUs.
 
@@ -336,15 +334,6 @@ class TrainingParams(BaseModel):
     compute_efficiency: float = Field(0.75, gt=0, le=1)
     memory_efficiency: float = Field(0.8, gt=0, le=1)
 
-    @field_validator("model")
-    @classmethod
-    def _known_model(cls, value: str) -> str:
-        return _transformer_name(value)
-
-    @field_validator("gpu")
-    @classmethod
-    def _known_gpu(cls, value: str) -> str:
-        return _gpu_name(value)
 
 
 def training(params: dict[str, Any], seed: int) -> dict[str, float]:
