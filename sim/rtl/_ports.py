@@ -7,10 +7,8 @@ so their results can be compared value for value.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +18,7 @@ from amaranth.lib import wiring
 from ...errors import SimulationError
 
 __all__ = ["Port", "Stimulus", "component_ports", "prepare_stimulus", "convert_outputs",
-           "check_expected", "publish_file", "WIDE_BITS"]
+           "check_expected", "WIDE_BITS"]
 
 #: Ports wider than this give object arrays of Python ints instead of int64 arrays.
 WIDE_BITS = 63
@@ -242,12 +240,3 @@ def check_expected(
             expected -= 1 << port.width
         raise SimulationError("output mismatch", signal=name, cycle=k, expected=expected,
                               actual=int(outputs[name][k]))
-
-
-def publish_file(tmp: Path, dest: Path) -> None:
-    """Atomically move a finished temporary file (from ``mkstemp``, mode 0600) to ``dest``,
-    with the permissions a newly created file gets under the current umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    os.replace(tmp, dest)

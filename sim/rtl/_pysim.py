@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,7 +10,8 @@ from amaranth.hdl import ClockDomain, Module
 from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
-from ._ports import Port, Stimulus, publish_file
+from ...outputs import atomic_path
+from ._ports import Port, Stimulus
 
 __all__ = ["run_pysim"]
 
@@ -64,16 +63,8 @@ def run_pysim(
         sim.run()
     else:
         # Written next to the target and renamed, so no partial dump is ever left behind.
-        fd, tmp = tempfile.mkstemp(dir=waveform.parent, prefix=f".{waveform.name}.",
-                                   suffix=".tmp")
-        os.close(fd)
-        try:
-            traces = [p.signal for p in ports.values()]
-            with sim.write_vcd(tmp, traces=traces):
+        with atomic_path(waveform) as tmp:
+            with sim.write_vcd(str(tmp), traces=[p.signal for p in ports.values()]):
                 sim.run()
-            publish_file(tmp, waveform)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
     wall_time_s = time.perf_counter() - start
     return dict(zip(stimulus.outputs, raw, strict=True)), final, wall_time_s

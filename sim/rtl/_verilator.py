@@ -16,6 +16,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +24,8 @@ import numpy as np
 
 from ...cache import cache_dir, content_hash
 from ...errors import SimulationError, ToolchainError
-from ._ports import Port, Stimulus, publish_file
+from ...outputs import atomic_path
+from ._ports import Port, Stimulus
 from ._toolchain import (
     VERILATOR_WARNING_FLAGS,
     Toolchain,
@@ -198,72 +200,63 @@ def run_verilator(
     build = ensure_build(verilog, toplevel=toplevel, trace=trace, toolchain=toolchain)
 
     job_dir = Path(tempfile.mkdtemp(prefix="archsim-rtl-"))
-    wave_tmp: Path | None = None
     try:
-        inputs = stimulus.inputs
-        widths = {name: port.width for name, port in ports.items()}
-        np.savez(job_dir / "stimulus.npz", **{
-            name: (np.array([format(v, "x") for v in values], dtype=np.str_)
-                   if widths[name] > 64 else np.array(values, dtype=np.uint64))
-            for name, values in inputs.items()})
-        (job_dir / "job.json").write_text(json.dumps({
-            "cycles": stimulus.cycles,
-            "widths": widths,
-            "inputs": list(inputs),
-            "outputs": stimulus.outputs,
-            "final": [p.name for p in ports.values() if not p.is_input],
-            "init": {p.name: p.init for p in ports.values() if p.is_input},
-            "has_clk": _has_port(verilog, "clk"),
-            "has_rst": _has_port(verilog, "rst"),
-        }))
-        test_args: list[str] = []
-        if waveform is not None:
-            fd, name = tempfile.mkstemp(dir=waveform.parent, prefix=f".{waveform.name}.",
-                                        suffix=".tmp")
-            os.close(fd)
-            wave_tmp = Path(name)
-            test_args = ["--trace", "--trace-file", str(wave_tmp)]
-        runner = get_runner("verilator")
-        start = time.perf_counter()
-        try:
-            with verilator_env(toolchain):
-                runner.test(test_module="archsim.sim.rtl._cocotb_bench", hdl_toplevel=toplevel,
-                            hdl_toplevel_lang="verilog", build_dir=build.path,
-                            test_dir=job_dir, test_args=test_args,
-                            extra_env={"ARCHSIM_RTL_JOB": str(job_dir)},
-                            results_xml=str(job_dir / "results.xml"),
-                            log_file=job_dir / "sim.log", verbose=False)
-        except (RuntimeError, SystemExit, OSError):
-            pass  # judged below from the files the test leaves
-        total_time_s = time.perf_counter() - start
-        done = job_dir / "done.json"
-        if not done.is_file():
-            error = job_dir / "error.txt"
-            log = job_dir / "sim.log"
-            detail = (error.read_text() if error.is_file()
-                      else log.read_text(errors="replace") if log.is_file() else "no output")
-            tail = "\n".join(detail.strip().splitlines()[-20:])
-            raise SimulationError(f"the Verilator simulation of '{toplevel}' failed:\n{tail}")
-        info = json.loads(done.read_text())
-        with np.load(job_dir / "results.npz") as data:
-            raw = {}
-            for name in stimulus.outputs:
-                array = data[name]
-                raw[name] = ([int(x, 16) for x in array.tolist()] if array.dtype.kind == "U"
-                             else array.astype(np.uint64).tolist())
-        if waveform is not None:
-            assert wave_tmp is not None
-            publish_file(wave_tmp, waveform)
-        return VerilatorRun(
-            outputs=raw,
-            final={name: int(v, 16) for name, v in info["final"].items()},
-            wall_time_s=float(info["wall_time_s"]),
-            total_time_s=total_time_s,
-            build=build,
-        )
+        # The waveform is dumped next to its target and renamed only if the run succeeds.
+        with atomic_path(waveform) if waveform is not None else nullcontext() as wave_tmp:
+            inputs = stimulus.inputs
+            widths = {name: port.width for name, port in ports.items()}
+            np.savez(job_dir / "stimulus.npz", **{
+                name: (np.array([format(v, "x") for v in values], dtype=np.str_)
+                       if widths[name] > 64 else np.array(values, dtype=np.uint64))
+                for name, values in inputs.items()})
+            (job_dir / "job.json").write_text(json.dumps({
+                "cycles": stimulus.cycles,
+                "widths": widths,
+                "inputs": list(inputs),
+                "outputs": stimulus.outputs,
+                "final": [p.name for p in ports.values() if not p.is_input],
+                "init": {p.name: p.init for p in ports.values() if p.is_input},
+                "has_clk": _has_port(verilog, "clk"),
+                "has_rst": _has_port(verilog, "rst"),
+            }))
+            test_args = [] if wave_tmp is None else ["--trace", "--trace-file", str(wave_tmp)]
+            runner = get_runner("verilator")
+            start = time.perf_counter()
+            try:
+                with verilator_env(toolchain):
+                    runner.test(test_module="archsim.sim.rtl._cocotb_bench",
+                                hdl_toplevel=toplevel,
+                                hdl_toplevel_lang="verilog", build_dir=build.path,
+                                test_dir=job_dir, test_args=test_args,
+                                extra_env={"ARCHSIM_RTL_JOB": str(job_dir)},
+                                results_xml=str(job_dir / "results.xml"),
+                                log_file=job_dir / "sim.log", verbose=False)
+            except (RuntimeError, SystemExit, OSError):
+                pass  # judged below from the files the test leaves
+            total_time_s = time.perf_counter() - start
+            done = job_dir / "done.json"
+            if not done.is_file():
+                error = job_dir / "error.txt"
+                log = job_dir / "sim.log"
+                detail = (error.read_text() if error.is_file()
+                          else log.read_text(errors="replace") if log.is_file() else "no output")
+                tail = "\n".join(detail.strip().splitlines()[-20:])
+                raise SimulationError(f"the Verilator simulation of '{toplevel}' failed:\n{tail}")
+            info = json.loads(done.read_text())
+            with np.load(job_dir / "results.npz") as data:
+                raw = {}
+                for name in stimulus.outputs:
+                    array = data[name]
+                    raw[name] = ([int(x, 16) for x in array.tolist()] if array.dtype.kind == "U"
+                                 else array.astype(np.uint64).tolist())
+            return VerilatorRun(
+                outputs=raw,
+                final={name: int(v, 16) for name, v in info["final"].items()},
+                wall_time_s=float(info["wall_time_s"]),
+                total_time_s=total_time_s,
+                build=build,
+            )
     finally:
-        if wave_tmp is not None:
-            wave_tmp.unlink(missing_ok=True)
         shutil.rmtree(job_dir, ignore_errors=True)
 
 
