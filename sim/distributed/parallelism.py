@@ -615,7 +615,6 @@ def evaluate_dlrm(
     fwd_compute = max(bottom_f, lookup_s) + (dense_f - bottom_f)
     exposed = {"all_to_all": fwd_crit - fwd_compute, "dp": 0.0, "embedding_sync": 0.0}
     comm = {"all_to_all": comm_f, "dp": 0.0, "embedding_sync": 0.0}
-    mlp_mem = cfg.mlp_params * 4
     if training:
         dense_b = 2 * dense_f
         bottom_b = 2 * bottom_f
@@ -634,7 +633,6 @@ def evaluate_dlrm(
             exposed["embedding_sync"] = exposed_sync * emb_sync / total_sync
         optimizer_s = cfg.mlp_params * 32 / bw
         compute_s = fwd_compute + bwd_compute + optimizer_s
-        mlp_mem *= 4  # weights, grads, two Adam moments
         model_flops = 3 * global_batch * (ps["dense_flops"] + ps["emb_flops"])
     else:
         compute_s = fwd_compute

@@ -277,7 +277,6 @@ def run_prism(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResu
     total_rows = [{"quantile": q, "total_days_this_allocation": v / 86400,
                    "total_days_over_allocations": float(np.quantile(draw_days, q)),
                    "deterministic_days": det_days} for q, v in total_q.items()]
-    p_det = float(probability_of_finishing(dist, iterations, det_days * 86400))
     result.comparisons.append(Comparison(
         "P(finish 2T tokens by the deterministic model's date)", "(PRISM's question)", p_det,
         "", None, f"deterministic {det_days:.3f} days; over {len(draws)} GPU allocations "
