@@ -112,3 +112,21 @@ def test_pipelined_multiplier_under_verilator():
     for a, b in ((A, B), (np.full(64, -128), np.full(64, -128))):
         r = d.simulate(a, b, backend="verilator")
         assert r.value == int(a @ b) and r.cycles == d.cycles(a, b)
+
+
+def test_a_constant_multiplier_costs_the_same_on_either_side():
+    from archsim.dsl import Array, Int, kernel, pipeline
+
+    @kernel
+    def right(x: Array[Int(16), 8], y: Array[Int(32), 8]):
+        for i in pipeline(range(8), ii=1):
+            y[i] = x[i] * 3
+
+    @kernel
+    def left(x: Array[Int(16), 8], y: Array[Int(32), 8]):
+        for i in pipeline(range(8), ii=1):
+            y[i] = 3 * x[i]
+
+    a, b = right.synthesize(clock_ns=1.0), left.synthesize(clock_ns=1.0)
+    assert a.critical_path_ns() == b.critical_path_ns()
+    assert a.static_cycles() == b.static_cycles()

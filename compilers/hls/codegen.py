@@ -37,6 +37,7 @@ from amaranth.utils import ceil_log2
 
 from ...dsl.types import HWType
 from .ir import Bound, KernelIR, Loop, Node, Region
+from .schedule import is_const_mul
 
 __all__ = ["HLSComponent", "shape_of", "ret_port_names", "bank_prefix"]
 
@@ -474,8 +475,7 @@ class _Builder:
                  "lt": lambda: a < b, "le": lambda: a <= b, "gt": lambda: a > b,
                  "ge": lambda: a >= b, "eq": lambda: a == b, "ne": lambda: a != b}[k]()
         elif k == "mul":
-            if self.c.mul_units is not None and n.unit is not None and \
-                    n.args[0].kind != "const" and n.args[1].kind != "const":
+            if self.c.mul_units is not None and n.unit is not None and not is_const_mul(n):
                 self.mul_bindings.setdefault(n.unit, []).append(
                     (n, ops, self.valid[id(r)][t], w))
                 return w

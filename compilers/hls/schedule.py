@@ -70,13 +70,18 @@ def node_width(n: Node) -> int:
     return max(ws + [n.type.width if n.type is not None else 1])
 
 
+def is_const_mul(n: Node) -> bool:
+    """A multiplication by a constant (either operand): shift-and-add, not a multiplier."""
+    return n.kind == "mul" and (n.args[0].kind == "const" or n.args[1].kind == "const")
+
+
 def node_delay_ns(n: Node) -> float:
     """Combinational delay of a node (0 for wiring: casts, constant shifts, sources)."""
     if n.kind in SOURCE_KINDS or n.kind in ("cast", "load", "store", "setvar"):
         return 0.0
     if n.kind in ("shl", "shr") and n.attrs.get("amount") is not None:
         return 0.0
-    if n.kind == "mul" and n.args[1].kind == "const":
+    if is_const_mul(n):
         return op_cost("add", node_width(n)).delay_ns * 2  # shift-and-add by a constant
     return op_cost(n.kind, node_width(n)).delay_ns
 
@@ -96,7 +101,7 @@ def node_latency(n: Node, opts: ScheduleOptions) -> tuple[int, bool]:
 def resource_class(n: Node) -> str | None:
     """The resource a node occupies while it issues (and, for a sequential unit, until its
     result is ready), or None."""
-    if n.kind == "mul" and n.args[1].kind != "const" and n.args[0].kind != "const":
+    if n.kind == "mul" and not is_const_mul(n):
         return "mul"
     if n.kind in ("div", "mod"):
         return "div"
