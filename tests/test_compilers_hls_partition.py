@@ -74,3 +74,16 @@ def test_block_partition_errors():
     with pytest.raises(DSLError, match="block partition factor must be a positive int "
                        "dividing the array size 64, not 5"):
         kernel(bad_factor)(np.zeros(64, dtype=np.int64))
+
+
+def test_a_bool_partition_factor_is_rejected():
+    from archsim.dsl import Array, Int, kernel, partition
+    from archsim.errors import DSLError
+
+    @kernel
+    def k(a: Array[Int(8), 8]) -> Int(8):
+        partition(a, factor=True, kind="cyclic")
+        return a[0]
+
+    with pytest.raises(DSLError, match="partition factor must be a power of two"):
+        k.synthesize()

@@ -136,6 +136,7 @@ class Design:
         self.name = name
         self.compile_time_s = compile_time_s
         self._component: HLSComponent | None = None
+        self._verilog: str | None = None
 
     # ---- RTL view -----------------------------------------------------------------------
     def make_component(self, init: dict[str, Any] | None = None) -> HLSComponent:
@@ -151,10 +152,13 @@ class Design:
         return self._component
 
     def verilog(self) -> str:
-        """Verilog of :attr:`component`, module name :attr:`name`."""
-        from ...hw.verilog import to_verilog
+        """Verilog of :attr:`component`, module name :attr:`name` (generated once: the IR
+        does not change after compilation, and Verilator runs look their build up by it)."""
+        if self._verilog is None:
+            from ...hw.verilog import to_verilog
 
-        return to_verilog(self.make_component(), name=self.name)
+            self._verilog = to_verilog(self.make_component(), name=self.name)
+        return self._verilog
 
     def area(self, **kwargs: Any) -> Any:
         """Synthesis estimate (:func:`archsim.hw.synth.synthesize`) of the component."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ...dsl.kernel import ArrayType, Kernel
+from ...dsl.kernel import PARTITION_KINDS, ArrayType, Kernel
 from ...dsl.types import (
     Bool,
     FormatType,
@@ -362,11 +362,11 @@ class _Lowering:
         kind = kw.get("kind", "cyclic")
         if kind == "complete":
             factor = info.size
-        if kind not in ("cyclic", "block", "complete"):
+        if kind not in PARTITION_KINDS:
             raise self.err(call, f"partition kind {kind!r} is not supported",
                            "use kind='cyclic', 'block' or 'complete'")
-        if kind == "cyclic" and (not isinstance(factor, int) or factor < 1 or
-                                 factor & (factor - 1) or info.size % factor):
+        if kind == "cyclic" and (not isinstance(factor, int) or isinstance(factor, bool) or
+                                 factor < 1 or factor & (factor - 1) or info.size % factor):
             raise self.err(call, f"partition factor must be a power of two dividing the "
                            f"array size {info.size}, not {factor!r}")
         if kind == "block" and (not isinstance(factor, int) or isinstance(factor, bool) or
