@@ -17,6 +17,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ...dsl.formats import MX_ELEMENTS, FixedPointElement, FloatFormat
+from ...dsl.formats.mx import E8M0_BIAS, E8M0_NAN
 from ._common import (
     balanced_sum,
     check_int,
@@ -28,8 +29,6 @@ from ._common import (
 
 __all__ = ["MXBlockDot"]
 
-_E8M0_BIAS = 127
-_E8M0_NAN = 0xFF
 
 
 class MXBlockDot(wiring.Component):
@@ -96,7 +95,7 @@ class MXBlockDot(wiring.Component):
             # (2**(m+1) - 1)**2 shifted by two exponents of up to 2**E - 2, plus a sign.
             self._product_width = 2 * (elem.man_bits + 1) + 2 * (2**elem.exp_bits - 2) + 1
         self._acc_width = self._product_width + (block_size - 1).bit_length()
-        low = -2 * _E8M0_BIAS - 2 * self._k
+        low = -2 * E8M0_BIAS - 2 * self._k
         super().__init__({
             "a": In(unsigned(self._bits)).array(block_size),
             "b": In(unsigned(self._bits)).array(block_size),
@@ -104,7 +103,7 @@ class MXBlockDot(wiring.Component):
             "scale_b": In(unsigned(8)),
             "valid": In(1),
             "acc": Out(signed(self._acc_width)),
-            "exp": Out(range_shape(low, low + 2 * _E8M0_NAN)),
+            "exp": Out(range_shape(low, low + 2 * E8M0_NAN)),
             "special": Out(1),
             "out_valid": Out(1),
         })
@@ -175,11 +174,11 @@ class MXBlockDot(wiring.Component):
         products, element_special = self._products(m)
         total = Signal(signed(self._acc_width))
         m.d.comb += total.eq(balanced_sum(products))
-        nan_scale = (self.scale_a == _E8M0_NAN) | (self.scale_b == _E8M0_NAN)
+        nan_scale = (self.scale_a == E8M0_NAN) | (self.scale_b == E8M0_NAN)
         with m.If(self.valid):
             m.d.sync += [
                 self.acc.eq(total),
-                self.exp.eq(self.scale_a + self.scale_b - (2 * _E8M0_BIAS + 2 * self._k)),
+                self.exp.eq(self.scale_a + self.scale_b - (2 * E8M0_BIAS + 2 * self._k)),
                 self.special.eq(nan_scale | element_special),
             ]
         m.d.sync += self.out_valid.eq(self.valid)

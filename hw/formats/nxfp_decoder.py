@@ -22,12 +22,11 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ...dsl.formats import FloatFormat, NxFPFormat, recycled_value
+from ...dsl.formats.mx import E8M0_BIAS, E8M0_NAN
 from ._common import check_bool, check_int, float_fields, range_shape, silence_unused
 
 __all__ = ["NxFPDecoder"]
 
-_E8M0_BIAS = 127
-_NAN_EXPONENT = 0xFF
 
 
 def _exact_sig_exp(value: float) -> tuple[int, int]:
@@ -130,8 +129,8 @@ class NxFPDecoder(wiring.Component):
             "valid": In(1),
             "sign": Out(1),
             "mantissa": Out(unsigned(sig_width + k + 1)),
-            "exponent": Out(range_shape(exp_low - _E8M0_BIAS - k,
-                                        exp_high + _NAN_EXPONENT - _E8M0_BIAS - k)),
+            "exponent": Out(range_shape(exp_low - E8M0_BIAS - k,
+                                        exp_high + E8M0_NAN - E8M0_BIAS - k)),
             "nan": Out(1),
             "out_valid": Out(1),
         }
@@ -187,8 +186,8 @@ class NxFPDecoder(wiring.Component):
             m.d.sync += [
                 self.sign.eq(sign),
                 self.mantissa.eq(sig * scale_sig),
-                self.exponent.eq(elem_exp + scale_exp_field - (_E8M0_BIAS + k)),
-                self.nan.eq((scale_exp_field == _NAN_EXPONENT) | elem_nan),
+                self.exponent.eq(elem_exp + scale_exp_field - (E8M0_BIAS + k)),
+                self.nan.eq((scale_exp_field == E8M0_NAN) | elem_nan),
             ]
         m.d.sync += self.out_valid.eq(self.valid)
         return m

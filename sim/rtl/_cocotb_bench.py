@@ -95,15 +95,15 @@ async def archsim_simulate(dut) -> None:
 
 async def _run(dut, job_dir: Path) -> None:
     job = json.loads((job_dir / "job.json").read_text())
-    stimulus = np.load(job_dir / "stimulus.npz")
+    with np.load(job_dir / "stimulus.npz") as stimulus:
+        inputs = {name: _load_values(stimulus[name]) for name in job["inputs"]}
     cycles: int = job["cycles"]
     widths: dict[str, int] = job["widths"]
 
     clk = dut.clk if job["has_clk"] else None
     rst = dut.rst if job["has_rst"] else None
     held, varying = [], []
-    for name in job["inputs"]:
-        values = _load_values(stimulus[name])
+    for name, values in inputs.items():
         write, _ = _accessors(getattr(dut, name))
         if len(values) == 1:
             held.append((write, values[0]))

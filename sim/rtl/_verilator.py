@@ -77,7 +77,6 @@ class VerilatorRun:
     outputs: dict[str, list[int]]
     final: dict[str, int]
     wall_time_s: float
-    total_time_s: float
     build: VerilatorBuild
 
 
@@ -221,7 +220,6 @@ def run_verilator(
             }))
             test_args = [] if wave_tmp is None else ["--trace", "--trace-file", str(wave_tmp)]
             runner = get_runner("verilator")
-            start = time.perf_counter()
             try:
                 with verilator_env(toolchain):
                     runner.test(test_module="archsim.sim.rtl._cocotb_bench",
@@ -233,7 +231,6 @@ def run_verilator(
                                 log_file=job_dir / "sim.log", verbose=False)
             except (RuntimeError, SystemExit, OSError):
                 pass  # judged below from the files the test leaves
-            total_time_s = time.perf_counter() - start
             done = job_dir / "done.json"
             if not done.is_file():
                 error = job_dir / "error.txt"
@@ -253,7 +250,6 @@ def run_verilator(
                 outputs=raw,
                 final={name: int(v, 16) for name, v in info["final"].items()},
                 wall_time_s=float(info["wall_time_s"]),
-                total_time_s=total_time_s,
                 build=build,
             )
     finally:
