@@ -106,3 +106,22 @@ def test_attention_plan_is_two_gemms_per_head():
                                      for st in j.steps}.values()) == \
         2 * a["batch"] * a["heads"] * a["kv_len"] * a["head_dim"] * 2
     assert len(b_keys) >= 2 * a["heads"]
+
+
+def test_conv_with_unequal_stride_and_dilation_from_onnx_is_planned():
+    from onnx import TensorProto, helper
+
+    from archsim.compilers.graph import from_onnx
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 32, 32])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    w = helper.make_tensor("w", TensorProto.FLOAT, [16, 8, 3, 3], [0.0] * (16 * 8 * 9))
+    node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv", strides=[2, 1],
+                            dilations=[1, 2], pads=[1, 1, 1, 1])
+    model = helper.make_model(helper.make_graph([node], "g", [x], [y], [w]))
+    op = from_onnx(model)["conv"]
+    assert (op.attrs["stride"], op.attrs["dilation"]) == ((2, 1), (1, 2))
+    # Output 16 x 30: rows (32 + 2 - 3) // 2 + 1, columns (32 + 2 - 5) // 1 + 1.
+    assert op.attrs["macs"] == 16 * 30 * 16 * 8 * 9
+    plan = plan_operator(op, ScratchpadConfig())
+    assert sum(st.macs for j in plan.jobs for st in j.steps) == op.attrs["macs"]

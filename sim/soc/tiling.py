@@ -205,7 +205,10 @@ def _plan_conv(op: Operator, spads: ScratchpadConfig, eb: float,
     a = op.attrs
     n, g = a["batch"], a["groups"]
     cin, cout = a["in_channels"] // g, a["out_channels"] // g
-    kh, kw, s, dil = a["kernel_h"], a["kernel_w"], a["stride"], a["dilation"]
+    # Stride and dilation are an int, or (height, width) when they differ (ONNX); the tiler
+    # cuts output rows, so only the height components matter here (widths are in in_w/out_w).
+    kh, kw = a["kernel_h"], a["kernel_w"]
+    s, dil = (v[0] if isinstance(v, tuple) else v for v in (a["stride"], a["dilation"]))
     oh, ow = a["out_h"], a["out_w"]
     pad = a["padding"]
     in_w = a["in_w"] + pad[2] + pad[3]
