@@ -287,42 +287,58 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
     names = model.linear_weight_names()
     w_all = {n: model.weights[n].astype(np.float64) for n in names}
 
-    layer_rows: list[dict[str, Any]] = []
-    candidates: list[dict[str, Any]] = []
-    for spec in format_suite(bits):
+    count = sum(w_all[n].size for n in names)
+    sig = sum(float(np.sum(w_all[n] ** 2)) for n in names)
+    layer_names = [[n for n in names if n.startswith(f"encoder.layer.{i}.")]
+                   for i in range(model.num_layers)]
+    layer_sig = [sum(float(np.sum(w_all[n] ** 2)) for n in ln) for ln in layer_names]
+
+    def db(signal: float, error: float) -> float:
+        return 10 * math.log10(signal / error) if error else math.inf
+
+    def evaluate(row: dict[str, Any], qw: dict[str, np.ndarray]) -> tuple[dict, list[dict]]:
+        cos = _cosines(ref, model.embed(sentences, qw))
+        row = {**row, "embedding_cosine_mean": float(cos.mean()),
+               "embedding_cosine_min": float(cos.min())}
+        layers = [{"format": row["format"], "family": row["family"], "bits": row["bits"],
+                   "layer": i, "sqnr_db": db(layer_sig[i], sum(
+                       float(np.sum((w_all[n] - qw[n]) ** 2)) for n in ln))}
+                  for i, ln in enumerate(layer_names)]
+        return row, layers
+
+    # Only the best exponent width of IEEE-like and AdaptivFloat per bit width is kept; the
+    # other formats are all kept. Each kept format is evaluated as soon as it is known to be
+    # kept, so at most one quantized copy of the weights per open group stays in memory.
+    done: dict[int, tuple[dict, list[dict]]] = {}
+    best: dict[tuple[int, str], tuple[int, dict[str, Any], dict[str, np.ndarray]]] = {}
+    order: dict[tuple[int, str], int] = {}
+    rows: list[dict[str, Any]] = []
+    for index, spec in enumerate(format_suite(bits)):
         fmt = spec.build()
         qw = _quantize_weights(model, fmt)
         err = sum(float(np.sum((w_all[n] - qw[n]) ** 2)) for n in names)
-        sig = sum(float(np.sum(w_all[n] ** 2)) for n in names)
-        count = sum(w_all[n].size for n in names)
         eff = sum(fmt.effective_bits(w_all[n].shape) * w_all[n].size for n in names) / count
         row = {"family": spec.family, "format": fmt.name, "label": spec.label, "bits": spec.bits,
                "effective_bits": eff, "weight_mse": err / count,
-               "weight_sqnr_db": 10 * math.log10(sig / err) if err else math.inf}
-        candidates.append({**row, "_q": qw})
-    # Keep the best exponent width of IEEE-like and AdaptivFloat per bit width.
-    kept: list[dict[str, Any]] = []
-    for b in bits:
-        for fam in dict.fromkeys(c["family"] for c in candidates):
-            group = [c for c in candidates if c["bits"] == b and c["family"] == fam]
-            if fam in ("ieee_like", "adaptivfloat"):
-                group = [max(group, key=lambda c: c["weight_sqnr_db"])]
-            kept += group
-    summary = []
-    for c in kept:
-        qw = c.pop("_q")
-        emb = model.embed(sentences, qw)
-        cos = _cosines(ref, emb)
-        c.update(embedding_cosine_mean=float(cos.mean()), embedding_cosine_min=float(cos.min()))
-        summary.append(c)
-        for i in range(model.num_layers):
-            layer_names = [n for n in names if n.startswith(f"encoder.layer.{i}.")]
-            e = sum(float(np.sum((w_all[n] - qw[n]) ** 2)) for n in layer_names)
-            s = sum(float(np.sum(w_all[n] ** 2)) for n in layer_names)
-            layer_rows.append({"format": c["format"], "family": c["family"], "bits": c["bits"],
-                               "layer": i, "sqnr_db": 10 * math.log10(s / e) if e else math.inf})
-    for c in candidates:
-        c.pop("_q", None)
+               "weight_sqnr_db": db(sig, err)}
+        rows.append(row)
+        order.setdefault((spec.bits, spec.family), len(order))
+        if spec.family in ("ieee_like", "adaptivfloat"):
+            key = (spec.bits, spec.family)
+            if key not in best or row["weight_sqnr_db"] > best[key][1]["weight_sqnr_db"]:
+                best[key] = (index, row, qw)
+        else:
+            done[index] = evaluate(row, qw)
+        del qw
+    for index, row, qw in best.values():
+        done[index] = evaluate(row, qw)
+    best.clear()
+    # The tables list formats by bit width, then by family, then in suite order.
+    ranked = sorted(done, key=lambda i: (bits.index(done[i][0]["bits"]),
+                                         order[(done[i][0]["bits"], done[i][0]["family"])], i))
+    summary = [done[i][0] for i in ranked]
+    layer_rows = [r for i in ranked for r in done[i][1]]
+    candidates = [done[i][0] if i in done else row for i, row in enumerate(rows)]
 
     result = StudyResult(
         name="formats",
