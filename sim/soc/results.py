@@ -24,7 +24,8 @@ __all__ = ["CATEGORIES", "TransferTotals", "OperatorRecord", "SocResult", "attri
 #: Latency categories, highest priority first (see the module docstring).
 CATEGORIES: tuple[str, ...] = ("accelerator_compute", "data_transfer", "data_prep",
                                "cpu_framework", "idle")
-_COLORS = {"accelerator_compute": "#2ca02c", "data_transfer": "#1f77b4", "data_prep": "#ff7f0e",
+#: One colour per latency category, shared by every SoC plot.
+CATEGORY_COLORS = {"accelerator_compute": "#2ca02c", "data_transfer": "#1f77b4", "data_prep": "#ff7f0e",
            "cpu_framework": "#d62728", "idle": "#c7c7c7"}
 
 
@@ -246,16 +247,15 @@ class SocResult:
                 bars = [(s * 1e3, (e - s) * 1e3) for r, c, _, s, e in self.timeline
                         if r == res and c == cat and (limit is None or s <= limit)]
                 if bars:
-                    ax.broken_barh(bars, (yi - 0.4, 0.8), facecolors=_COLORS[cat],
+                    ax.broken_barh(bars, (yi - 0.4, 0.8), facecolors=CATEGORY_COLORS[cat],
                                    linewidth=0)
         ax.set_yticks(range(len(rows)), rows)
         ax.set_xlabel("time (ms)")
         ax.set_title(f"{self.workload} on {self.soc}: {self.latency_s * 1e3:.3f} ms")
-        ax.legend(handles=[Patch(color=_COLORS[c], label=c) for c in CATEGORIES[:-1]],
+        ax.legend(handles=[Patch(color=CATEGORY_COLORS[c], label=c) for c in CATEGORIES[:-1]],
                   loc="upper right", fontsize=8)
         fig.tight_layout()
         path = save_figure(fig, path)
-        plt.close(fig)
         return path
 
     def plot_breakdown(self, path: str | Path) -> Path:
@@ -274,7 +274,7 @@ class SocResult:
         left = 0.0
         for c in CATEGORIES:
             v = self.breakdown_s[c] * 1e3
-            ax0.barh([0], [v], left=left, color=_COLORS[c],
+            ax0.barh([0], [v], left=left, color=CATEGORY_COLORS[c],
                      label=f"{c} {self.breakdown_fraction[c]:.0%}")
             left += v
         ax0.set_yticks([])
@@ -291,14 +291,13 @@ class SocResult:
         bottom = np.zeros(len(x))
         for c in CATEGORIES:
             vals = np.array([o.breakdown_s[c] * 1e3 for o in self.operators])
-            ax1.bar(x, vals, bottom=bottom, color=_COLORS[c], width=1.0)
+            ax1.bar(x, vals, bottom=bottom, color=CATEGORY_COLORS[c], width=1.0)
             bottom += vals
         ax1.set_xlabel("operator (topological order)")
         ax1.set_ylabel("latency (ms)")
         ax1.set_title(f"{self.workload} on {self.soc} ({self.accelerators} accelerator(s))")
         fig.tight_layout()
         path = save_figure(fig, path)
-        plt.close(fig)
         return path
 
 

@@ -18,7 +18,7 @@ from ...compilers.graph import build_workload
 from ..studies import Comparison, StudyResult
 from .config import load_soc_config
 from .engine import simulate
-from .results import CATEGORIES
+from .results import CATEGORIES, CATEGORY_COLORS
 
 __all__ = ["SCENARIOS", "run"]
 
@@ -124,8 +124,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     ]
 
     # -- plots ------------------------------------------------------------------------------
-    colors = {"accelerator_compute": "#2ca02c", "data_transfer": "#1f77b4",
-              "data_prep": "#ff7f0e", "cpu_framework": "#d62728", "idle": "#c7c7c7"}
+    colors = CATEGORY_COLORS
     names = list(workloads)
     scen = list(SCENARIOS)
     fig, axes = plt.subplots(1, len(names), figsize=(4 * len(names), 4.5), sharey=False)
@@ -142,7 +141,6 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     fig.suptitle("SMAUG study: latency breakdown per SoC change")
     fig.tight_layout()
     res.files.append(save_figure(fig, out_dir / "breakdown.png"))
-    plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(8, 4))
     width = 0.8 / len(names)
@@ -155,5 +153,4 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     ax.legend(fontsize=8)
     fig.tight_layout()
     res.files.append(save_figure(fig, out_dir / "speedup.png"))
-    plt.close(fig)
     return res

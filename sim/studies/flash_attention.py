@@ -270,5 +270,4 @@ def _plot(points: list[DeviationPoint], seq_lens: Sequence[int], tiles: Sequence
     axes[1].legend(fontsize=7)
     fig.tight_layout()
     save_figure(fig, path)
-    plt.close(fig)
     return path

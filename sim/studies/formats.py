@@ -448,5 +448,4 @@ def _plot(summary: list[dict[str, Any]], path: Path) -> Path:
     fig.suptitle("MiniLM-L6 weights, direct cast")
     fig.tight_layout()
     save_figure(fig, path)
-    plt.close(fig)
     return path
