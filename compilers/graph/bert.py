@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...errors import ConfigError
+from .cnn import positive_int
 from .ir import Operator, TensorSpec, WorkloadGraph, matmul
 from .transformer import TransformerConfig, get_transformer, transformer_graph
 
@@ -32,8 +33,7 @@ ALBERT_EMBEDDING_SIZE = 128
 
 
 def _encoder(cfg: TransformerConfig, batch: int, seq_len: int, dtype: str) -> WorkloadGraph:
-    if isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len <= 0:
-        raise ConfigError(f"must be a positive integer, not {seq_len!r}", field="seq_len")
+    positive_int("seq_len", seq_len)
     if seq_len > cfg.max_seq_len:
         raise ConfigError(f"seq_len {seq_len} exceeds {cfg.name}'s maximum {cfg.max_seq_len}",
                           field="seq_len")

@@ -46,7 +46,8 @@ Padding = int | tuple[int, ...] | str
 RECURRENT_CELLS: dict[str, tuple[int, int]] = {"lstm": (4, 9), "gru": (3, 8), "rnn": (1, 1)}
 
 
-def _positive(name: str, value: Any) -> int:
+def positive_int(name: str, value: Any) -> int:
+    """``value`` if it is a positive int (not a bool), else a :class:`ConfigError` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ConfigError(f"must be a positive integer, not {value!r}", field=name)
     return value
@@ -54,11 +55,11 @@ def _positive(name: str, value: Any) -> int:
 
 def _pair(name: str, value: int | Sequence[int]) -> tuple[int, int]:
     if isinstance(value, int):
-        return _positive(name, value), value
+        return positive_int(name, value), value
     vals = tuple(value)
     if len(vals) != 2:
         raise ConfigError(f"must be an int or a pair, not {value!r}", field=name)
-    return _positive(name, vals[0]), _positive(name, vals[1])
+    return positive_int(name, vals[0]), positive_int(name, vals[1])
 
 
 def _nchw(x: TensorSpec, who: str) -> tuple[int, int, int, int]:
@@ -129,11 +130,11 @@ def conv2d(name: str, x: TensorSpec, *, out_channels: int, kernel: int | Sequenc
     stride, padding`` (top, bottom, left, right), ``dilation, groups, macs``.
     """
     n, c, h, w = _nchw(x, f"conv2d '{name}'")
-    _positive("out_channels", out_channels)
+    positive_int("out_channels", out_channels)
     kh, kw = _pair("kernel", kernel)
-    _positive("stride", stride)
-    _positive("dilation", dilation)
-    _positive("groups", groups)
+    positive_int("stride", stride)
+    positive_int("dilation", dilation)
+    positive_int("groups", groups)
     if c % groups or out_channels % groups:
         raise ConfigError(f"conv2d '{name}': channels {c} -> {out_channels} are not divisible "
                           f"by groups {groups}", field="groups")
@@ -161,7 +162,7 @@ def pool2d(name: str, x: TensorSpec, *, kernel: int | Sequence[int], stride: int
         raise ConfigError(f"unknown pooling mode '{mode}'", field="mode", allowed=["avg", "max"])
     n, c, h, w = _nchw(x, f"pool2d '{name}'")
     kh, kw = _pair("kernel", kernel)
-    s = _positive("stride", kh if stride is None else stride)
+    s = positive_int("stride", kh if stride is None else stride)
     pads = resolve_padding(padding, in_hw=(h, w), kernel_hw=(kh, kw), stride=s)
     oh = conv_output_size(h, kh, s, pads[0] + pads[1], ceil_mode=ceil_mode)
     ow = conv_output_size(w, kw, s, pads[2] + pads[3], ceil_mode=ceil_mode)
@@ -190,7 +191,7 @@ def linear(name: str, x: TensorSpec, *, out_features: int, bias: bool = True,
     if not x.shape:
         raise ConfigError(f"linear '{name}' needs a tensor with at least one axis",
                           field="shape")
-    _positive("out_features", out_features)
+    positive_int("out_features", out_features)
     k = x.shape[-1]
     m = math.prod(x.shape[:-1])
     wname = weight_name or f"{name}.weight"
@@ -229,7 +230,7 @@ def layer_norm(name: str, x: TensorSpec, *, affine: bool = True,
 def local_response_norm(name: str, x: TensorSpec, *, size: int,
                         out: str | None = None) -> Operator:
     """Cross-channel LRN (AlexNet): ``size`` MACs for the window sum plus 3 FLOPs/element."""
-    _positive("size", size)
+    positive_int("size", size)
     y = TensorSpec(out or f"{name}.out", x.shape, x.dtype)
     return Operator(name, "norm", (x,), (y,), float(x.numel * (2 * size + 3)),
                     {"norm": "lrn", "size": size})
@@ -278,8 +279,8 @@ def data_movement(name: str, x: TensorSpec, shape: Sequence[int], *, fn: str = "
 def embedding(name: str, ids: TensorSpec, *, vocab: int, dim: int, dtype: str,
               weight_name: str | None = None, out: str | None = None) -> Operator:
     """A table lookup: ``ids`` (any shape) -> ``(*ids.shape, dim)``; no FLOPs."""
-    _positive("vocab", vocab)
-    _positive("dim", dim)
+    positive_int("vocab", vocab)
+    positive_int("dim", dim)
     table = _weight(weight_name or f"{name}.weight", (vocab, dim), dtype)
     y = TensorSpec(out or f"{name}.out", (*ids.shape, dim), dtype)
     return Operator(name, "embedding", (ids, table), (y,), 0.0,
@@ -305,7 +306,7 @@ def recurrent(name: str, x: TensorSpec, *, hidden: int, cell: str = "lstm",
     if len(x.shape) != 3:
         raise ConfigError(f"recurrent '{name}' needs a 3-D (batch, seq, input) input, "
                           f"got {x.shape}", field="shape")
-    _positive("hidden", hidden)
+    positive_int("hidden", hidden)
     b, t, i = x.shape if batch_first else (x.shape[1], x.shape[0], x.shape[2])
     gates, pointwise = RECURRENT_CELLS[cell]
     dirs = 2 if bidirectional else 1
@@ -391,8 +392,8 @@ class NetBuilder:
 
 
 def _image(batch: int, dtype: str, channels: int = 3, size: int = 224) -> TensorSpec:
-    _positive("batch", batch)
-    _positive("image_size", size)
+    positive_int("batch", batch)
+    positive_int("image_size", size)
     return TensorSpec("image", (batch, channels, size, size), dtype, role="input")
 
 

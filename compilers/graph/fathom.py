@@ -18,6 +18,7 @@ from .cnn import (
     elementwise,
     embedding,
     linear,
+    positive_int,
     recurrent,
     softmax,
 )
@@ -33,8 +34,7 @@ _REPO = "github.com/rdadolf/fathom"
 
 
 def _graph(name: str, batch: int, dtype: str, source: str, **meta: object) -> WorkloadGraph:
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch <= 0:
-        raise ConfigError(f"must be a positive integer, not {batch!r}", field="batch")
+    positive_int("batch", batch)
     return WorkloadGraph(f"fathom-{name}-b{batch}", metadata={
         "model": f"fathom-{name}", "batch": batch, "dtype": dtype,
         "source": f"Adolf et al. 2016 (Fathom); sizes from {_REPO} {source}", **meta})

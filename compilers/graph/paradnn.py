@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...errors import ConfigError
-from .cnn import RECURRENT_CELLS, NetBuilder, embedding
+from .cnn import RECURRENT_CELLS, NetBuilder, embedding, positive_int
 from .ir import TensorSpec, WorkloadGraph
 
 __all__ = ["PARADNN_SWEEPS", "CNN_BLOCKS", "paradnn_fc", "paradnn_cnn", "paradnn_rnn",
@@ -61,18 +61,13 @@ PARADNN_SWEEPS: dict[str, dict[str, tuple[Any, ...]]] = {
 }
 
 
-def _pos(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ConfigError(f"must be a positive integer, not {value!r}", field=name)
-    return value
-
 
 def paradnn_fc(*, layers: int = 4, nodes: int = 1024, input_size: int = 2000,
                output_size: int = 1000, batch: int = 64, dtype: str = "fp32") -> WorkloadGraph:
     """A ParaDnn fully connected model (``paradnn/fc.py``); dense layers have biases."""
     for k, v in [("layers", layers), ("nodes", nodes), ("input_size", input_size),
                  ("output_size", output_size), ("batch", batch)]:
-        _pos(k, v)
+        positive_int(k, v)
     g = WorkloadGraph(f"paradnn-fc-l{layers}-n{nodes}-b{batch}", metadata={
         "model": "paradnn-fc", "layers": layers, "nodes": nodes, "input_size": input_size,
         "output_size": output_size, "batch": batch, "dtype": dtype, "source": _SRC})
@@ -96,7 +91,7 @@ def paradnn_cnn(*, block: str = "residual", blocks: int = 1, filters: int = 64,
         raise ConfigError(f"unknown block '{block}'", field="block", allowed=CNN_BLOCKS)
     for k, v in [("blocks", blocks), ("filters", filters), ("image_size", image_size),
                  ("output_size", output_size), ("batch", batch)]:
-        _pos(k, v)
+        positive_int(k, v)
     if -(-image_size // 32) < 7:
         raise ConfigError(f"image_size {image_size} leaves a {-(-image_size // 32)}x"
                           f"{-(-image_size // 32)} map for the final 7x7 average pool; "
@@ -148,7 +143,7 @@ def paradnn_rnn(*, cell: str = "rnn", layers: int = 5, max_length: int = 50,
                           allowed=sorted(RECURRENT_CELLS))
     for k, v in [("layers", layers), ("max_length", max_length), ("vocab_size", vocab_size),
                  ("embedding_size", embedding_size), ("batch", batch)]:
-        _pos(k, v)
+        positive_int(k, v)
     g = WorkloadGraph(f"paradnn-rnn-{cell}-l{layers}-t{max_length}-e{embedding_size}-b{batch}",
                       metadata={"model": "paradnn-rnn", "cell": cell, "layers": layers,
                                 "max_length": max_length, "vocab_size": vocab_size,
