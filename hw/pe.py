@@ -13,30 +13,9 @@ from amaranth.hdl import Module, Mux, Shape, signed, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from .checks import check_bool, check_positive, silence_unused
+
 __all__ = ["MACPE"]
-
-
-def _check_positive(name: str, value: object) -> int:
-    """Return ``value`` if it is a positive ``int``, else raise naming ``name``.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not an ``int`` (``bool`` is rejected too).
-    ValueError
-        If ``value`` is less than 1.
-    """
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, not {value}")
-    return value
-
-
-def _check_signed(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"signed must be a bool, not {value!r}")
-    return value
 
 
 class MACPE(wiring.Component):
@@ -84,12 +63,11 @@ class MACPE(wiring.Component):
 
     def __init__(self, *, input_width: int = 8, acc_width: int = 32, signed: bool = True):
         try:
-            self._input_width = _check_positive("input_width", input_width)
-            self._acc_width = _check_positive("acc_width", acc_width)
-            self._signed = _check_signed(signed)
+            self._input_width = check_positive("input_width", input_width)
+            self._acc_width = check_positive("acc_width", acc_width)
+            self._signed = check_bool("signed", signed)
         except (TypeError, ValueError):
-            # Never constructed, so Amaranth must not warn that it was never elaborated.
-            self._MustUse__silence = True
+            silence_unused(self)
             raise
         operand = self.operand_shape
         acc = self.acc_shape

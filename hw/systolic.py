@@ -40,7 +40,8 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..errors import SimulationError
-from .pe import MACPE, _check_positive, _check_signed
+from .checks import check_bool, check_positive, silence_unused
+from .pe import MACPE
 
 __all__ = [
     "DATAFLOWS", "SystolicArray", "MatmulStimulus",
@@ -69,8 +70,8 @@ def fold_count(*, rows: int, cols: int, m: int, k: int, n: int, dataflow: str) -
     ``ceil(m / rows) * ceil(n / cols)`` for ``"os"`` (output tiles);
     ``ceil(k / rows) * ceil(n / cols)`` for ``"ws"`` (weight tiles).
     """
-    rows, cols = _check_positive("rows", rows), _check_positive("cols", cols)
-    m, k, n = _check_positive("m", m), _check_positive("k", k), _check_positive("n", n)
+    rows, cols = check_positive("rows", rows), check_positive("cols", cols)
+    m, k, n = check_positive("m", m), check_positive("k", k), check_positive("n", n)
     if _check_dataflow(dataflow) == "os":
         return _ceil_div(m, rows) * _ceil_div(n, cols)
     return _ceil_div(k, rows) * _ceil_div(n, cols)
@@ -82,8 +83,8 @@ def fold_t(*, m: int, k: int, n: int, dataflow: str) -> int:
     ``k`` for ``"os"`` (operand pairs each PE accumulates), ``m`` for ``"ws"`` (rows of ``A``
     streamed past each weight tile). ``n`` only takes part in the validation.
     """
-    m, k = _check_positive("m", m), _check_positive("k", k)
-    _check_positive("n", n)
+    m, k = check_positive("m", m), check_positive("k", k)
+    check_positive("n", n)
     return k if _check_dataflow(dataflow) == "os" else m
 
 
@@ -99,8 +100,8 @@ def fold_cycles(*, rows: int, cols: int, t: int, dataflow: str) -> int:
     dataflow : str
         ``"os"`` or ``"ws"``.
     """
-    rows, cols = _check_positive("rows", rows), _check_positive("cols", cols)
-    t = _check_positive("t", t)
+    rows, cols = check_positive("rows", rows), check_positive("cols", cols)
+    t = check_positive("t", t)
     if _check_dataflow(dataflow) == "os":
         return rows + cols + t - 2
     return 2 * rows + cols + t - 2
@@ -174,15 +175,14 @@ class SystolicArray(wiring.Component):
     def __init__(self, *, rows: int, cols: int, dataflow: str = "os", input_width: int = 8,
                  acc_width: int = 32, signed: bool = True):
         try:
-            self._rows = _check_positive("rows", rows)
-            self._cols = _check_positive("cols", cols)
+            self._rows = check_positive("rows", rows)
+            self._cols = check_positive("cols", cols)
             self._dataflow = _check_dataflow(dataflow)
-            self._input_width = _check_positive("input_width", input_width)
-            self._acc_width = _check_positive("acc_width", acc_width)
-            self._signed = _check_signed(signed)
+            self._input_width = check_positive("input_width", input_width)
+            self._acc_width = check_positive("acc_width", acc_width)
+            self._signed = check_bool("signed", signed)
         except (TypeError, ValueError):
-            # Never constructed, so Amaranth must not warn that it was never elaborated.
-            self._MustUse__silence = True
+            silence_unused(self)
             raise
         operand, acc = self.operand_shape, self.acc_shape
         if dataflow == "os":

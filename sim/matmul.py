@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ArchsimError
+from ..hw.checks import silence_unused
 from ..hw.systolic import SystolicArray, matmul_cycles
 from .rtl import simulate
 
@@ -141,7 +142,7 @@ def run_matmul(
                           backend=backend, waveform=waveform,
                           name=f"systolic_{dataflow}_{rows}x{cols}")
     except ArchsimError:
-        array._MustUse__silence = True  # a user error: Amaranth need not warn it went unused
+        silence_unused(array)  # a user error: Amaranth need not warn it went unused
         raise
     fold_cycles = stimulus.fold_latencies(result.outputs)
     return MatmulRun(

@@ -1,32 +1,10 @@
-"""Helpers shared by the format datapaths: argument checks and small Amaranth building blocks."""
+"""Small Amaranth building blocks shared by the format datapaths."""
 
 from __future__ import annotations
 
 from amaranth.hdl import Cat, Const, Mux, Shape, Value
 
-__all__ = ["check_int", "check_bool", "silence_unused", "range_shape", "float_fields",
-           "float_significand", "balanced_sum"]
-
-
-def silence_unused(component: object) -> None:
-    """Mark a component whose constructor failed, so Amaranth does not warn it was never used."""
-    component._MustUse__silence = True  # type: ignore[attr-defined]
-
-
-def check_int(name: str, value: object, low: int, high: int) -> int:
-    """Return ``value`` if it is an ``int`` in ``low..high`` (``bool`` rejected), else raise."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {value!r}")
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be in {low}..{high}, not {value}")
-    return value
-
-
-def check_bool(name: str, value: object) -> bool:
-    """Return ``value`` if it is a ``bool``, else raise ``TypeError``."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, not {value!r}")
-    return value
+__all__ = ["range_shape", "float_fields", "float_significand", "balanced_sum"]
 
 
 def range_shape(low: int, high: int) -> Shape:

@@ -19,7 +19,8 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ._common import check_int, float_fields, range_shape, silence_unused
+from ..checks import check_int, silence_unused
+from ._common import float_fields, range_shape
 
 __all__ = ["AdaptivFloatMAC"]
 

@@ -18,17 +18,10 @@ from amaranth.lib.wiring import In, Out
 
 from ...dsl.formats import MX_ELEMENTS, FixedPointElement, FloatFormat
 from ...dsl.formats.mx import E8M0_BIAS, E8M0_NAN
-from ._common import (
-    balanced_sum,
-    check_int,
-    float_fields,
-    float_significand,
-    range_shape,
-    silence_unused,
-)
+from ..checks import check_int, silence_unused
+from ._common import balanced_sum, float_fields, float_significand, range_shape
 
 __all__ = ["MXBlockDot"]
-
 
 
 class MXBlockDot(wiring.Component):

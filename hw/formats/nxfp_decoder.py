@@ -23,10 +23,10 @@ from amaranth.lib.wiring import In, Out
 
 from ...dsl.formats import FloatFormat, NxFPFormat, recycled_value
 from ...dsl.formats.mx import E8M0_BIAS, E8M0_NAN
-from ._common import check_bool, check_int, float_fields, range_shape, silence_unused
+from ..checks import check_bool, check_int, silence_unused
+from ._common import float_fields, range_shape
 
 __all__ = ["NxFPDecoder"]
-
 
 
 def _exact_sig_exp(value: float) -> tuple[int, int]:
