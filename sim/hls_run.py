@@ -186,11 +186,10 @@ def _memory_names(design: Any) -> dict[str, tuple[str, int, int, bool]]:
 
 def _run_verilator(design: Any, init: dict, scalars: dict[str, int],
                    max_cycles: int) -> HLSRunResult:
-    from cocotb_tools.runner import get_runner
 
     from ..compilers.hls.codegen import ret_port_names
-    from .rtl._toolchain import find_toolchain, verilator_env
-    from .rtl._verilator import ensure_build
+    from .rtl._toolchain import find_toolchain
+    from .rtl._verilator import ensure_build, run_cocotb_job
 
     ir = design.ir
     # memories start at zero in the Verilog: one build per design, data goes in through VPI
@@ -211,27 +210,10 @@ def _run_verilator(design: Any, init: dict, scalars: dict[str, int],
             "memories": words, "depths": {v: ir.arrays[a].bank_depth
                                            for v, (a, *_r) in mems.items()},
             "rets": rets, "max_cycles": max_cycles}))
-        runner = get_runner("verilator")
         start = time.perf_counter()
-        try:
-            with verilator_env(toolchain):
-                runner.test(test_module="archsim.sim.hls_run", hdl_toplevel=design.name,
-                            hdl_toplevel_lang="verilog", build_dir=build.path, test_dir=job,
-                            extra_env={_JOB_ENV: str(job)},
-                            results_xml=str(job / "results.xml"), log_file=job / "sim.log",
-                            verbose=False)
-        except (RuntimeError, SystemExit, OSError):
-            pass  # judged from the files the test leaves
+        info = run_cocotb_job(build, toolchain, test_module="archsim.sim.hls_run", job_dir=job,
+                              env_var=_JOB_ENV, what=f"run of '{design.name}'")
         total = time.perf_counter() - start
-        done = job / "done.json"
-        if not done.is_file():
-            err = job / "error.txt"
-            log = job / "sim.log"
-            detail = err.read_text() if err.is_file() else (
-                log.read_text(errors="replace") if log.is_file() else "no output")
-            tail = "\n".join(detail.strip().splitlines()[-20:])
-            raise SimulationError(f"the Verilator run of '{design.name}' failed:\n{tail}")
-        info = json.loads(done.read_text())
     finally:
         shutil.rmtree(job, ignore_errors=True)
     if info.get("timeout"):

@@ -15,10 +15,11 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -192,7 +193,6 @@ def run_verilator(
     waveform: Path | None,
 ) -> VerilatorRun:
     """Build (or reuse) and simulate; return outputs, final values and timings."""
-    from cocotb_tools.runner import get_runner
 
     trace = None if waveform is None else waveform.suffix.lstrip(".")
     toolchain = find_toolchain(compiler=False)  # a cached build needs no compiler
@@ -219,27 +219,9 @@ def run_verilator(
                 "has_rst": _has_port(verilog, "rst"),
             }))
             test_args = [] if wave_tmp is None else ["--trace", "--trace-file", str(wave_tmp)]
-            runner = get_runner("verilator")
-            try:
-                with verilator_env(toolchain):
-                    runner.test(test_module="archsim.sim.rtl._cocotb_bench",
-                                hdl_toplevel=toplevel,
-                                hdl_toplevel_lang="verilog", build_dir=build.path,
-                                test_dir=job_dir, test_args=test_args,
-                                extra_env={"ARCHSIM_RTL_JOB": str(job_dir)},
-                                results_xml=str(job_dir / "results.xml"),
-                                log_file=job_dir / "sim.log", verbose=False)
-            except (RuntimeError, SystemExit, OSError):
-                pass  # judged below from the files the test leaves
-            done = job_dir / "done.json"
-            if not done.is_file():
-                error = job_dir / "error.txt"
-                log = job_dir / "sim.log"
-                detail = (error.read_text() if error.is_file()
-                          else log.read_text(errors="replace") if log.is_file() else "no output")
-                tail = "\n".join(detail.strip().splitlines()[-20:])
-                raise SimulationError(f"the Verilator simulation of '{toplevel}' failed:\n{tail}")
-            info = json.loads(done.read_text())
+            info = run_cocotb_job(build, toolchain, test_module="archsim.sim.rtl._cocotb_bench",
+                                  job_dir=job_dir, env_var="ARCHSIM_RTL_JOB",
+                                  test_args=test_args, what=f"simulation of '{toplevel}'")
             with np.load(job_dir / "results.npz") as data:
                 raw = {}
                 for name in stimulus.outputs:
@@ -254,6 +236,38 @@ def run_verilator(
             )
     finally:
         shutil.rmtree(job_dir, ignore_errors=True)
+
+
+def run_cocotb_job(build: VerilatorBuild, toolchain: Toolchain, *, test_module: str,
+                   job_dir: Path, env_var: str, what: str,
+                   test_args: Sequence[str] = ()) -> dict[str, Any]:
+    """Run one cocotb test module on a cached Verilator build and return its ``done.json``.
+
+    The job's inputs are files in ``job_dir`` (named to the test by ``env_var``); the test
+    writes ``done.json`` when it finishes, or ``error.txt``. Failing that, a
+    :class:`SimulationError` about the ``what`` quotes the last 20 lines of the error or log.
+    """
+    from cocotb_tools.runner import get_runner
+
+    try:
+        with verilator_env(toolchain):
+            get_runner("verilator").test(
+                test_module=test_module, hdl_toplevel=build.toplevel,
+                hdl_toplevel_lang="verilog", build_dir=build.path, test_dir=job_dir,
+                test_args=list(test_args), extra_env={env_var: str(job_dir)},
+                results_xml=str(job_dir / "results.xml"), log_file=job_dir / "sim.log",
+                verbose=False)
+    except (RuntimeError, SystemExit, OSError):
+        pass  # judged below from the files the test leaves
+    done = job_dir / "done.json"
+    if not done.is_file():
+        error = job_dir / "error.txt"
+        log = job_dir / "sim.log"
+        detail = (error.read_text() if error.is_file()
+                  else log.read_text(errors="replace") if log.is_file() else "no output")
+        tail = "\n".join(detail.strip().splitlines()[-20:])
+        raise SimulationError(f"the Verilator {what} failed:\n{tail}")
+    return json.loads(done.read_text())
 
 
 def _has_port(verilog: str, name: str) -> bool:
