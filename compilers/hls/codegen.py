@@ -144,7 +144,6 @@ class _Builder:
         self.delays: dict[tuple[int, int], Value] = {}
         self.valid: dict[int, list[Value]] = {}
         self.ivals: dict[int, list[Value]] = {}
-        self.rregion: dict[int, Region] = {}
 
     def build(self) -> Module:
         m, ir, c = self.m, self.ir, self.c
@@ -397,7 +396,6 @@ class _Builder:
                 m.d.sync += lv.eq(cur)
                 cur = lv
             self.exit_sig[id(r)] = cur
-        self.rregion[id(r)] = r
         # operand values are built first: their wires and delay registers must be driven
         # unconditionally, outside the If of the side effect that uses them
         for n in r.nodes:

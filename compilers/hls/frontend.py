@@ -756,8 +756,6 @@ class _Lowering:
     def as_bool(self, n: Node, at: ast.AST) -> Node:
         if n.type == Bool:
             return n
-        if n.type.frac:
-            return self.binop("ne", n, self.const(0), at)
         return self.binop("ne", n, self.const(0), at)
 
     def binop(self, op: str, a: Node, b: Node, at: ast.AST) -> Node:

@@ -132,7 +132,6 @@ class Region:
     ii: int = 1
     depth: int = 0
     ii_reason: str = ""
-    ii_binding: str = ""
     transient: bool = False
 
     @property

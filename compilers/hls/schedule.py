@@ -134,7 +134,6 @@ def _mrt_key(n: Node, cls: str, opts: ScheduleOptions) -> str:
 def _graph(region: Region, opts: ScheduleOptions) -> nx.DiGraph:
     g = nx.DiGraph()
     ops = [n for n in region.nodes if n.kind not in SOURCE_KINDS]
-    order = {n: k for k, n in enumerate(ops)}
     for n in ops:
         n.latency, n.pipelined = node_latency(n, opts)
         g.add_node(n)
@@ -163,7 +162,6 @@ def _graph(region: Region, opts: ScheduleOptions) -> nx.DiGraph:
                 for c in ops:
                     if r in c.args and c is not n:
                         _add_order(g, c, n, 0)
-    del order
     return g
 
 
@@ -332,7 +330,6 @@ def schedule_region(region: Region, opts: ScheduleOptions) -> None:
         region.ii_reason = binding[0]
     else:
         region.ii_reason = res_why or "scheduling"
-    region.ii_binding = region.ii_reason.split(":")[0]
 
 
 def schedule_kernel(ir: KernelIR, opts: ScheduleOptions) -> None:
