@@ -4,8 +4,8 @@ import pytest
 
 from archsim.compilers.graph import TensorSpec, matmul
 from archsim.errors import ConfigError
-from archsim.hw.gpus import GPURoofline, get_gpu
-from archsim.hw.model import HardwareModel
+from archsim.hw.models import HardwareModel
+from archsim.hw.models.gpu import GPURoofline, get_gpu
 
 
 def test_aliases_and_unknown_names():

@@ -5,7 +5,7 @@ import pytest
 
 from archsim.compilers.graph import get_transformer, transformer_graph
 from archsim.errors import ConfigError
-from archsim.hw.gpus import get_gpu
+from archsim.hw.models.gpu import get_gpu
 from archsim.sim.serving import CalibrationTable, CostModel, Deployment, IterationShape
 
 POINTS = [(1, 1, 1), (4, 1, 100), (3, 17, 17), (2, 1, 513), (8, 64, 200)]

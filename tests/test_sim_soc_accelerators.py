@@ -120,7 +120,7 @@ def test_add_carbon_amortizes_embodied():
 
 
 def test_accelerator_is_a_hardware_model():
-    from archsim.hw.model import HardwareModel
+    from archsim.hw.models import HardwareModel
 
     cfg = AcceleratorConfig(kind="systolic", rows=8, cols=8, dataflow="os", frequency_hz=1e9)
     model = make_accelerator_model(cfg)

@@ -234,7 +234,7 @@ def test_dsl_area_from_synthesis():
 
 
 def test_dsl_accelerator_is_a_hardware_model():
-    from archsim.hw.model import HardwareModel
+    from archsim.hw.models import HardwareModel
 
     cfg = SoCConfig.from_dict({"accelerators": [SMALL]})
     model = make_accelerator_model(cfg.accelerators[0])

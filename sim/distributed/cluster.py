@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import ConfigError
-from ...hw.gpus import GPUSpec, get_gpu
+from ...hw.models.gpu import GPUSpec, get_gpu
 
 __all__ = ["LinkSpec", "NETWORKS", "ClusterSpec", "GroupPlacement", "make_cluster"]
 
@@ -73,7 +73,7 @@ class ClusterSpec:
     Parameters
     ----------
     gpu
-        The GPU datasheet (``archsim.hw.gpus``).
+        The GPU datasheet (``archsim.hw.models.gpu``).
     num_gpus
         GPUs in the job; a multiple of ``gpus_per_node`` when above one node.
     gpus_per_node

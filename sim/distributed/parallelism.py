@@ -22,7 +22,7 @@ What overlaps with what (per layer):
   the MLP gradient all-reduce overlaps the dense backward.
 
 Backward costs twice the forward (two matmuls per forward matmul). Compute runs
-on a :class:`~archsim.hw.gpus.GPURoofline` with stated efficiencies.
+on a :class:`~archsim.hw.models.gpu.GPURoofline` with stated efficiencies.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 
 from ...compilers.graph import dtype_bytes
 from ...errors import ConfigError
-from ...hw.gpus import GPURoofline
+from ...hw.models.gpu import GPURoofline
 from .cluster import ClusterSpec
 from .collectives import collective_time_s
 from .models import DLRMWorkload, LLMWorkload

@@ -30,7 +30,7 @@ import numpy as np
 
 from ...compilers.graph import TransformerConfig, dtype_bytes, get_transformer
 from ...errors import ConfigError
-from ...hw.gpus import GPURoofline, GPUSpec, get_gpu
+from ...hw.models.gpu import GPURoofline, GPUSpec, get_gpu
 
 __all__ = ["IterationShape", "CalibrationTable", "CostModel", "Deployment"]
 

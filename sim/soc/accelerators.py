@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigError, SimulationError
-from ...hw.model import OperatorCost
+from ...hw.models import OperatorCost
 from ...hw.systolic import matmul_cycles
 from .config import AcceleratorConfig, EnergyConfig
 from .tiling import Step, plan_operator
@@ -65,7 +65,7 @@ def _ceil_div(a: int, b: int) -> int:
 class AcceleratorModel:
     """Cycles per step of one accelerator kind; :meth:`step_cost` answers in seconds.
 
-    Also a :class:`~archsim.hw.model.HardwareModel`: :meth:`operator_cost` tiles a whole
+    Also a :class:`~archsim.hw.models.HardwareModel`: :meth:`operator_cost` tiles a whole
     operator into the scratchpads and sums its steps (compute only, one accelerator, no
     transfers -- the SoC simulation adds those); energy is MACs and vector operations at
     ``energy`` (Horowitz 45 nm defaults).
@@ -112,7 +112,7 @@ class AcceleratorModel:
         return cycles + self.config.pipeline_cycles
 
     def step_cost(self, step: Step) -> OperatorCost:
-        """The :class:`~archsim.hw.model.HardwareModel`-style answer for one step."""
+        """The :class:`~archsim.hw.models.HardwareModel`-style answer for one step."""
         return OperatorCost(latency_s=self.step_cycles(step) / self.frequency_hz,
                             energy_j=self.step_energy_j(step), bound="compute")
 

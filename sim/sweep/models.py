@@ -169,7 +169,7 @@ def _transformer_name(value: str) -> str:
 
 
 def _gpu_name(value: str) -> str:
-    from ...hw.gpus import get_gpu
+    from ...hw.models.gpu import get_gpu
 
     try:
         return get_gpu(value).name
@@ -195,9 +195,9 @@ class GPURooflineParams(_ModelOnGPU):
     """Parameters of :func:`gpu_roofline`: one transformer forward pass on one GPU.
 
     ``model`` is a :data:`~archsim.compilers.graph.TRANSFORMER_PRESETS` name and
-    ``gpu`` a :data:`~archsim.hw.gpus.GPU_SPECS` name (or alias); the
+    ``gpu`` a :data:`~archsim.hw.models.gpu.GPU_SPECS` name (or alias); the
     efficiencies and ``power_fraction`` are those of
-    :class:`~archsim.hw.gpus.GPURoofline`.
+    :class:`~archsim.hw.models.gpu.GPURoofline`.
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
@@ -219,12 +219,12 @@ def gpu_roofline(params: dict[str, Any], seed: int) -> dict[str, float]:
     """One forward pass of a transformer on a GPU roofline (deterministic; ``seed`` unused).
 
     Every operator of :func:`~archsim.compilers.graph.transformer_graph` is
-    priced by :class:`~archsim.hw.gpus.GPURoofline` and run one after another:
+    priced by :class:`~archsim.hw.models.gpu.GPURoofline` and run one after another:
     ``latency_s`` and ``energy_j`` are the sums over operators and
     ``tokens_per_s = batch * new_tokens / latency_s``.
     """
     from ...compilers.graph import get_transformer, transformer_graph
-    from ...hw.gpus import GPURoofline, get_gpu
+    from ...hw.models.gpu import GPURoofline, get_gpu
 
     p = GPURooflineParams.model_validate(params)
     graph = transformer_graph(get_transformer(p.model), batch=p.batch, new_tokens=p.new_tokens,
@@ -244,7 +244,7 @@ register_model(
     function=f"{__name__}:gpu_roofline",
     params=GPURooflineParams,
     objectives=("latency_s", "energy_j", "tokens_per_s"),
-    description="one transformer forward pass on a GPU roofline (archsim.hw.gpus)",
+    description="one transformer forward pass on a GPU roofline (archsim.hw.models.gpu)",
 )
 
 

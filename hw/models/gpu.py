@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import ConfigError
-from .model import OperatorCost, OperatorLike
+from ...errors import ConfigError
+from .base import OperatorCost, Work
 
 __all__ = ["GPUSpec", "GPU_SPECS", "get_gpu", "GPURoofline"]
 
@@ -132,8 +132,8 @@ class GPURoofline:
             return compute_s + self.launch_overhead_s, "compute"
         return memory_s + self.launch_overhead_s, "memory"
 
-    def operator_cost(self, op: OperatorLike) -> OperatorCost:
-        latency_s, bound = self.time_s(op.flops, op.bytes_accessed)
+    def operator_cost(self, work: Work) -> OperatorCost:
+        latency_s, bound = self.time_s(work.flops, work.bytes_accessed)
         return OperatorCost(
             latency_s=latency_s, energy_j=latency_s * self.spec.tdp_w * self.power_fraction,
             bound=bound,
