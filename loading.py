@@ -44,7 +44,15 @@ def load_object(target: str, *, field: str, what: str = "object") -> object:
                           field=field)
     try:
         return pkgutil.resolve_name(target)
-    except (ImportError, AttributeError, ValueError) as exc:
+    except ImportError as exc:
+        module = target.partition(":")[0] if ":" in target else (exc.name or target)
+        raise ConfigError(f"cannot load {what} '{target}': cannot import module '{module}' "
+                          f"({exc})", field=field) from None
+    except AttributeError:
+        module, sep, attribute = target.partition(":")
+        where = f"module '{module}' has no object '{attribute}'" if sep else "no such object"
+        raise ConfigError(f"cannot load {what} '{target}': {where}", field=field) from None
+    except ValueError as exc:  # resolve_name's own check of the form
         raise ConfigError(f"cannot load {what} '{target}': {exc}", field=field) from None
 
 

@@ -37,12 +37,19 @@ def test_malformed_names_are_config_errors_naming_the_field(target):
 
 def test_missing_module_and_attribute_name_the_field():
     with pytest.raises(ConfigError, match=r"^field 'design': cannot load design "
-                                          r"'archsim.no_such_module:Thing': No module named "
-                                          r"'archsim.no_such_module'$"):
+                                          r"'archsim.no_such_module:Thing': cannot import "
+                                          r"module 'archsim.no_such_module' \(No module named "
+                                          r"'archsim.no_such_module'\)$"):
         load_object("archsim.no_such_module:Thing", field="design", what="design")
     with pytest.raises(ConfigError, match=r"^field 'kernel': cannot load object "
-                                          r"'json:no_such_attr': .*no_such_attr") as info:
-        load_object("json:no_such_attr", field="kernel")
+                                          r"'json:JSONDecoder.nope': module 'json' has no "
+                                          r"object 'JSONDecoder.nope'$") as info:
+        load_object("json:JSONDecoder.nope", field="kernel")
+    with pytest.raises(ConfigError, match=r"^field 'k': cannot load object 'json.nope': "
+                                          r"no such object$"):
+        load_object("json.nope", field="k")
+    with pytest.raises(ConfigError, match=r"^field 'k': cannot load object 'json:1x': "):
+        load_object("json:1x", field="k")  # resolve_name rejects it as malformed
     assert info.value.field == "kernel"
     assert info.value.__cause__ is None  # raised `from None`: one clear message
 

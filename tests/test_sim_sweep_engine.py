@@ -226,7 +226,8 @@ def test_model_import_failure_marks_points_failed(tmp_path):
                                 "parameters": {"x": {"values": [1, 2, 3]}}})
     report = run_sweep(spec, db=tmp_path / "b.db", workers=0)
     assert (report.done, report.failed) == (0, 3)
-    assert all("cannot import 'archsim.no_such_module:f'" in r.error for r in rows(
+    assert all("cannot load model function 'archsim.no_such_module:f': cannot import module "
+               "'archsim.no_such_module'" in r.error for r in rows(
         tmp_path / "b.db"))
     assert get_model("toy-test").objectives == ("f", "g", "u")
 

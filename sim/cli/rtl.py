@@ -6,20 +6,27 @@ subclass or a factory returning one, called with the ``--param k=v`` keyword arg
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from ...errors import ConfigError
+from ...loading import load_object
 
-__all__ = ["register", "load_component", "parse_params"]
+if TYPE_CHECKING:
+    from amaranth.lib import wiring
+
+__all__ = ["register", "load_component", "parse_params", "parse_value", "ParamValue", "run_demo"]
 
 _PARAM_HELP = "Constructor argument k=v (int, float, true/false or text); repeatable."
 
+#: What a ``--param`` value parses to.
+ParamValue = bool | int | float | str | None
 
-def parse_value(text: str) -> Any:
+
+def parse_value(text: str) -> ParamValue:
     """Parse a ``--param`` value: int (also 0x.., 0b..), float, true/false/none, else text."""
     lowered = text.strip().lower()
     if lowered in ("true", "false"):
@@ -28,15 +35,16 @@ def parse_value(text: str) -> Any:
         return None
     for parse in (lambda t: int(t, 0), float):
         try:
-            return parse(text.strip())
+            value: int | float = parse(text.strip())
         except ValueError:
-            pass
+            continue
+        return value
     return text
 
 
-def parse_params(params: list[str] | None) -> dict[str, Any]:
+def parse_params(params: list[str] | None) -> dict[str, ParamValue]:
     """Turn ``["rows=4", "signed=false"]`` into keyword arguments; a bad item is a ConfigError."""
-    result: dict[str, Any] = {}
+    result: dict[str, ParamValue] = {}
     for item in params or []:
         key, sep, value = item.partition("=")
         key = key.strip()
@@ -47,7 +55,7 @@ def parse_params(params: list[str] | None) -> dict[str, Any]:
     return result
 
 
-def load_component(target: str, params: dict[str, Any] | None = None):
+def load_component(target: str, params: Mapping[str, object] | None = None) -> wiring.Component:
     """Import ``MODULE:OBJECT`` and build the component with ``params``.
 
     Raises :class:`ConfigError` naming the module, object or parameter that is wrong.
@@ -58,16 +66,7 @@ def load_component(target: str, params: dict[str, Any] | None = None):
     if not sep or not module_name or not object_path:
         raise ConfigError(f"design {target!r} is not of the form MODULE:OBJECT "
                           "(e.g. archsim.hw.systolic:SystolicArray)", field="design")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(f"cannot import module {module_name!r}: {exc}", field="design") from None
-    obj: Any = module
-    for part in object_path.split("."):
-        if not hasattr(obj, part):
-            raise ConfigError(f"module {module_name!r} has no object {object_path!r}",
-                              field="design")
-        obj = getattr(obj, part)
+    obj = load_object(target, field="design", what="design")
     params = dict(params or {})
     if isinstance(obj, wiring.Component):
         if params:

@@ -120,6 +120,9 @@ def run_batch(
     worker = f"{socket.gethostname()}:{os.getpid()}"
     try:
         fn = import_path(function)
+        if not callable(fn):
+            raise ConfigError(f"model function '{function}' is not callable: {fn!r}",
+                              field="function")
     except Exception as exc:  # the whole batch fails the same way
         message = f"{type(exc).__name__}: {exc}"
         return [PointResult(key=k, status="failed", error=message, worker=worker)

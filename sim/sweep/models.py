@@ -10,16 +10,16 @@ they run.
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ...errors import ConfigError
+from ...loading import load_object
 
 __all__ = [
     "SweepModel", "MODELS", "register_model", "get_model", "import_path",
@@ -32,19 +32,13 @@ ModelFunction = Callable[[dict[str, Any], int], Mapping[str, float]]
 
 
 @lru_cache(maxsize=64)
-def import_path(path: str) -> Any:
-    """Import ``"package.module:attribute"`` and return the attribute (cached per process)."""
-    module_name, sep, attr = path.partition(":")
-    if not sep or not module_name or not attr:
-        raise ConfigError(f"import path '{path}' is not of the form 'package.module:attribute'",
-                          field="function")
-    try:
-        obj = importlib.import_module(module_name)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"cannot import '{path}': {exc}", field="function") from None
-    return obj
+def import_path(path: str, *, field: str = "function", what: str = "model function") -> object:
+    """Import ``"package.module:attribute"`` and return the attribute (cached per process).
+
+    :func:`archsim.loading.load_object`, cached because a worker process looks the same
+    model function up for every batch it runs; errors name ``field``.
+    """
+    return load_object(path, field=field, what=what)
 
 
 @dataclass(frozen=True)
@@ -76,11 +70,16 @@ class SweepModel:
 
     def load_function(self) -> ModelFunction:
         """Import and return the model function."""
-        return import_path(self.function)
+        function = import_path(self.function)
+        if not callable(function):
+            raise ConfigError(f"function of model '{self.name}' is not callable: "
+                              f"{function!r}", field="function")
+        return cast(ModelFunction, function)
 
     def schema(self) -> type[BaseModel]:
         """The pydantic parameter model (imported on first use)."""
-        schema = import_path(self.params) if isinstance(self.params, str) else self.params
+        schema = (import_path(self.params, field="params", what="parameter schema")
+                  if isinstance(self.params, str) else self.params)
         if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
             raise ConfigError(f"parameter schema of model '{self.name}' is not a pydantic "
                               f"model: {schema!r}", field="params")
