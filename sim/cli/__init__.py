@@ -9,6 +9,7 @@ stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
@@ -26,7 +27,6 @@ app = typer.Typer(
 )
 
 
-
 def _print_version(value: bool) -> None:
     if value:
         from ... import __version__
@@ -37,8 +37,9 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
-                                 help="Print the version and exit."),
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the version and exit.")] = False,
 ) -> None:
     """Hardware modeling for architecture research: DSL -> RTL -> SoC and system studies."""
 

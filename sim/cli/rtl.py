@@ -8,15 +8,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ...errors import ConfigError
+from ...hw.synth import available_nodes
 from ...loading import load_object
+from ..rtl import BACKENDS
+from .common import choice_parser, choices
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # members of these StrEnums are str (see .common)
     from amaranth.lib import wiring
+
+    Backend = str
+    TechNode = str
+else:
+    Backend = choices("Backend", BACKENDS)
+    TechNode = choices("TechNode", available_nodes())
 
 __all__ = ["register", "load_component", "parse_params", "parse_value", "ParamValue", "run_demo"]
 
@@ -117,6 +126,13 @@ def _load_vectors(path: Path) -> dict[str, Any]:
                       allowed=[".json", ".npz"])
 
 
+_DESIGN_HELP = "MODULE:OBJECT, e.g. archsim.hw.systolic:SystolicArray."
+Design = Annotated[str, typer.Argument(help=_DESIGN_HELP)]
+Params = Annotated[list[str] | None, typer.Option("--param", "-p", help=_PARAM_HELP)]
+ModuleName = Annotated[str | None, typer.Option(
+    "--name", help="Verilog module name (default: OBJECT).")]
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``rtl`` command group and the ``demo`` command to ``app``."""
     rtl = typer.Typer(name="rtl", help="RTL of components: Verilog, area estimates, simulation.",
@@ -125,11 +141,11 @@ def register(app: typer.Typer) -> None:
 
     @rtl.command("verilog")
     def verilog(
-        design: str = typer.Argument(..., help="MODULE:OBJECT, e.g. "
-                                               "archsim.hw.systolic:SystolicArray."),
-        param: list[str] = typer.Option(None, "--param", "-p", help=_PARAM_HELP),
-        output: str = typer.Option("-", "--output", "-o", help="Verilog file; '-' for stdout."),
-        name: str = typer.Option(None, "--name", help="Verilog module name (default: OBJECT)."),
+        design: Design,
+        param: Params = None,
+        output: Annotated[str, typer.Option(
+            "--output", "-o", help="Verilog file; '-' for stdout.")] = "-",
+        name: ModuleName = None,
     ) -> None:
         """Write the Verilog of a component (reproducible: Amaranth's builtin Yosys)."""
         from ...hw.verilog import to_verilog
@@ -145,11 +161,15 @@ def register(app: typer.Typer) -> None:
 
     @rtl.command("area")
     def area(
-        design: str = typer.Argument(..., help="MODULE:OBJECT."),
-        param: list[str] = typer.Option(None, "--param", "-p", help=_PARAM_HELP),
-        node: str = typer.Option("nangate45", help="Technology node of the area table."),
-        fpga: bool = typer.Option(True, "--fpga/--no-fpga", help="Also map to an iCE40 FPGA."),
-        name: str = typer.Option(None, "--name", help="Verilog module name (default: OBJECT)."),
+        design: Design,
+        param: Params = None,
+        node: Annotated[TechNode, typer.Option(
+            help="Technology node of the cell area table.",
+            parser=choice_parser(TechNode, option="--node", what="technology node"),
+        )] = "nangate45",
+        fpga: Annotated[bool, typer.Option(
+            "--fpga/--no-fpga", help="Also map to an iCE40 FPGA.")] = True,
+        name: ModuleName = None,
     ) -> None:
         """Synthesize a component with Yosys: cells, flip-flops, ASIC area and FPGA resources."""
         from rich.console import Console
@@ -162,16 +182,21 @@ def register(app: typer.Typer) -> None:
 
     @rtl.command("sim")
     def sim(
-        design: str = typer.Argument(..., help="MODULE:OBJECT."),
-        inputs: Path = typer.Option(..., "--inputs", "-i",
-                                    help="Input vectors: .json {port: [ints]} or .npz arrays."),
-        param: list[str] = typer.Option(None, "--param", "-p", help=_PARAM_HELP),
-        backend: str = typer.Option("pysim", help="pysim or verilator."),
-        cycles: int = typer.Option(None, help="Cycles (default: length of the vectors)."),
-        output: Path = typer.Option(None, "--output", "-o",
-                                    help="Write the recorded outputs as JSON (or .csv)."),
-        vcd: Path = typer.Option(None, "--vcd", help="Waveform file (.vcd; .fst for verilator)."),
-        name: str = typer.Option(None, "--name", help="Verilog module name (default: OBJECT)."),
+        design: Design,
+        inputs: Annotated[Path, typer.Option(
+            "--inputs", "-i", help="Input vectors: .json {port: list of ints} or .npz arrays.")],
+        param: Params = None,
+        backend: Annotated[Backend, typer.Option(
+            help="Simulation backend.",
+            parser=choice_parser(Backend, option="--backend", what="simulation backend"),
+        )] = "pysim",
+        cycles: Annotated[int | None, typer.Option(
+            help="Cycles (default: length of the vectors).")] = None,
+        output: Annotated[Path | None, typer.Option(
+            "--output", "-o", help="Write the recorded outputs as JSON (or .csv).")] = None,
+        vcd: Annotated[Path | None, typer.Option(
+            "--vcd", help="Waveform file (.vcd; .fst for verilator).")] = None,
+        name: ModuleName = None,
     ) -> None:
         """Simulate a component on input vectors and report the recorded outputs."""
         from rich.console import Console
@@ -207,10 +232,10 @@ def register(app: typer.Typer) -> None:
 
     @app.command("demo")
     def demo(
-        size: int = typer.Option(8, help="Systolic array rows and columns."),
-        seed: int = typer.Option(0, help="Seed of the random int8 matrices."),
-        area: bool = typer.Option(True, "--area/--no-area",
-                                  help="Also synthesize the array for its area (Yosys)."),
+        size: Annotated[int, typer.Option(help="Systolic array rows and columns.")] = 8,
+        seed: Annotated[int, typer.Option(help="Seed of the random int8 matrices.")] = 0,
+        area: Annotated[bool, typer.Option(
+            "--area/--no-area", help="Also synthesize the array for its area (Yosys).")] = True,
     ) -> None:
         """Generate a systolic array, run a matmul in Verilator, check it, show speed and area."""
         run_demo(size=size, seed=seed, area=area)

@@ -3,33 +3,56 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from ...compilers.graph import WORKLOADS
+from ..soc.config import HOST_MEMORY_POLICIES
+from .common import choice_parser, choices, progress_bar
 
 __all__ = ["register"]
 
 
+if TYPE_CHECKING:  # members of these StrEnums are str (see .common)
+    Workload = str
+    HostMemoryPolicy = str
+else:
+    Workload = choices("Workload", WORKLOADS)
+    HostMemoryPolicy = choices("HostMemoryPolicy", HOST_MEMORY_POLICIES)
+
+
 def register(app: typer.Typer) -> None:
+    """Add the ``run`` command to ``app``."""
+
     @app.command("run")
     def run(
-        config: Path = typer.Argument(..., help="SoC description (TOML), e.g. "
-                                      "soc_configs/smaug_baseline.toml."),
-        workload: str = typer.Option("resnet50", "--workload", "-w",
-                                     help="Workload name (archsim.compilers.graph.WORKLOADS)."),
-        batch: int = typer.Option(None, "--batch", "-b", help="Batch size (workload default "
-                                  "if omitted)."),
-        out: Path = typer.Option(None, "--out", "-o", help="Output folder "
-                                 "(default archsim-out/run-<workload>)."),
-        accelerators: int = typer.Option(None, "--accelerators", "-a",
-                                         help="Override every accelerator's count."),
-        policy: str = typer.Option(None, "--policy", help="Override the host-memory policy of "
-                                   "every tensor class: dma or acp."),
-        threads: int = typer.Option(None, "--threads", help="Override the data-preparation "
-                                    "threads."),
-        location: str = typer.Option("world", "--location",
-                                     help="Grid location for operational carbon."),
-        plots: bool = typer.Option(True, help="Write the Gantt and breakdown PNGs."),
-        progress: bool = typer.Option(None, help="Progress bar (default: when interactive)."),
+        config: Annotated[Path, typer.Argument(
+            help="SoC description (TOML), e.g. soc_configs/smaug_baseline.toml.")],
+        workload: Annotated[Workload, typer.Option(
+            "--workload", "-w", help="Workload from the graph registry.",
+            parser=choice_parser(Workload, option="--workload", what="workload"),
+        )] = "resnet50",
+        batch: Annotated[int | None, typer.Option(
+            "--batch", "-b", help="Batch size (workload default if omitted).")] = None,
+        out: Annotated[Path | None, typer.Option(
+            "--out", "-o", help="Output folder (default archsim-out/run-<workload>).")] = None,
+        accelerators: Annotated[int | None, typer.Option(
+            "--accelerators", "-a", help="Override every accelerator's count.")] = None,
+        policy: Annotated[HostMemoryPolicy | None, typer.Option(
+            "--policy", help="Override the host-memory policy of every tensor class.",
+            parser=choice_parser(HostMemoryPolicy, option="--policy",
+                                 what="host-memory policy"),
+        )] = None,
+        threads: Annotated[int | None, typer.Option(
+            "--threads", help="Override the data-preparation threads.")] = None,
+        location: Annotated[str, typer.Option(
+            "--location", help="Grid location (or energy source) of the operational carbon "
+                               "intensity.")] = "world",
+        plots: Annotated[bool, typer.Option(
+            help="Write the Gantt and breakdown PNGs.")] = True,
+        progress: Annotated[bool | None, typer.Option(
+            help="Progress bar (default: when stderr is a terminal).")] = None,
     ) -> None:
         """Simulate one inference of WORKLOAD on the SoC in CONFIG; print the latency breakdown
         and write JSON/CSV/PNG results."""
@@ -45,9 +68,6 @@ def register(app: typer.Typer) -> None:
 
         console = Console()
         cfg = load_soc_config(config)
-        if policy is not None and policy not in ("dma", "acp"):
-            raise ConfigError(f"unknown host-memory policy '{policy}'", field="--policy",
-                              allowed=["acp", "dma"])
         if accelerators is not None or policy is not None or threads is not None:
             try:
                 cfg = cfg.with_changes(accelerators=accelerators, policy=policy,
@@ -58,15 +78,8 @@ def register(app: typer.Typer) -> None:
         params = {} if batch is None else {"batch": batch}
         graph = build_workload(workload, **params)
         show = sys.stderr.isatty() if progress is None else progress
-        if show:
-            from rich.progress import Progress
-
-            with Progress(console=Console(stderr=True), transient=True) as bar:
-                task = bar.add_task(f"simulating {workload}", total=len(graph))
-                result = simulate(cfg, graph,
-                                  progress=lambda done, total: bar.update(task, completed=done))
-        else:
-            result = simulate(cfg, graph)
+        with progress_bar(f"simulating {workload}", show=show) as report:
+            result = simulate(cfg, graph, progress=report)
         add_carbon(result, cfg, location=location)
 
         table = Table(title=f"{result.workload} on {result.soc} "

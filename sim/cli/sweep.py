@@ -2,20 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-__all__ = ["register"]
+from .common import choice_parser
 
-_PLOT_KINDS = ("scatter", "line", "heatmap")
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+    from rich.table import Table
+
+    from ..sweep import ResultTable, SweepProgress
+
+__all__ = ["register", "PlotKind"]
+
+
+class PlotKind(StrEnum):
+    """The plots of ``archsim results plot``."""
+
+    scatter = "scatter"
+    line = "line"
+    heatmap = "heatmap"
 
 
 def _split(text: str | None) -> list[str]:
     return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
-def _table(rows: list[dict], columns: list[str], title: str, limit: int | None):
+def _table(rows: list[dict[str, object]], columns: list[str], title: str,
+           limit: int | None) -> Table:
     from rich.table import Table
 
     table = Table(title=title)
@@ -29,7 +47,7 @@ def _table(rows: list[dict], columns: list[str], title: str, limit: int | None):
     return table
 
 
-def _fmt(value) -> str:
+def _fmt(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
@@ -37,7 +55,8 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def _load(db: Path, filters: list[str] | None, status: str | None, sweep: str | None):
+def _load(db: Path, filters: list[str] | None, status: str | None,
+          sweep: str | None) -> ResultTable:
     from ..sweep import load_results
 
     table = load_results(db, status=status, sweep=sweep)
@@ -46,7 +65,7 @@ def _load(db: Path, filters: list[str] | None, status: str | None, sweep: str | 
     return table
 
 
-def _varying(table, names) -> list[str]:
+def _varying(table: ResultTable, names: Iterable[str]) -> list[str]:
     """The names whose value differs between rows (constant columns are noise in a table)."""
     out = []
     for name in names:
@@ -56,27 +75,36 @@ def _varying(table, names) -> list[str]:
     return out
 
 
+Database = Annotated[Path, typer.Argument(help="Results database (SQLite).")]
+Filters = Annotated[list[str] | None, typer.Option(
+    "--filter", "-f", help="Keep rows where this expression over columns holds, e.g. "
+                           "\"latency_s < 0.01 and batch >= 8\" (repeatable).")]
+SweepName = Annotated[str | None, typer.Option("--sweep", help="Only this sweep's points.")]
+
+
 def register(app: typer.Typer) -> None:
+    """Add the ``sweep`` command and the ``results`` command group to ``app``."""
+
     @app.command("sweep")
     def sweep(
-        spec: Path = typer.Argument(..., help="Sweep specification (TOML)."),
-        workers: int = typer.Option(None, "--workers", "-w",
-                                    help="Worker processes of a local Dask cluster; 0 runs "
-                                         "in-process. Default: one per CPU (in-process for "
-                                         "tiny sweeps)."),
-        scheduler: str = typer.Option(None, "--scheduler",
-                                      help="Use an existing Dask scheduler, e.g. "
-                                           "tcp://host:8786."),
-        db: Path = typer.Option(None, "--db", help="Results database (default: SPEC with "
-                                                   "the suffix .db)."),
-        points_per_task: int = typer.Option(None, "--points-per-task",
-                                            help="Points batched into one Dask task."),
-        skip_failed: bool = typer.Option(False, "--skip-failed",
-                                         help="Do not retry points stored as failed."),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-        dry_run: bool = typer.Option(False, "--dry-run",
-                                     help="Validate the spec and count the points to run; "
-                                          "run nothing."),
+        spec: Annotated[Path, typer.Argument(help="Sweep specification (TOML).")],
+        workers: Annotated[int | None, typer.Option(
+            "--workers", "-w", help="Worker processes of a local Dask cluster; 0 runs "
+                                    "in-process. Default: one per CPU (in-process for tiny "
+                                    "sweeps).")] = None,
+        scheduler: Annotated[str | None, typer.Option(
+            "--scheduler", help="Use an existing Dask scheduler, e.g. tcp://host:8786.")
+        ] = None,
+        db: Annotated[Path | None, typer.Option(
+            "--db", help="Results database (default: SPEC with the suffix .db).")] = None,
+        points_per_task: Annotated[int | None, typer.Option(
+            "--points-per-task", help="Points batched into one Dask task.")] = None,
+        skip_failed: Annotated[bool, typer.Option(
+            "--skip-failed", help="Do not retry points stored as failed.")] = False,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+        dry_run: Annotated[bool, typer.Option(
+            "--dry-run", help="Validate the spec and count the points to run; run nothing.")
+        ] = False,
     ) -> None:
         """Run a design-space sweep; finished points are stored and skipped when re-run."""
         from rich.console import Console
@@ -114,9 +142,9 @@ def register(app: typer.Typer) -> None:
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
             console=console, disable=quiet, transient=False,
         )
-        task_id = None
+        task_id: TaskID | None = None
 
-        def on_progress(p) -> None:
+        def on_progress(p: SweepProgress) -> None:
             nonlocal task_id
             if task_id is None:
                 task_id = progress.add_task(loaded.name, total=p.done + p.failed + p.remaining,
@@ -143,23 +171,18 @@ def register(app: typer.Typer) -> None:
     results = typer.Typer(help="Inspect a sweep results database.", no_args_is_help=True)
     app.add_typer(results, name="results")
 
-    db_arg = typer.Argument(..., help="Results database (SQLite).")
-    filter_opt = typer.Option(None, "--filter", "-f",
-                              help="Keep rows where this expression holds, e.g. "
-                                   "\"latency_s < 0.01 and gpu == 'h100-80gb'\" (repeatable).")
-    sweep_opt = typer.Option(None, "--sweep", help="Only this sweep's points.")
-
     @results.command("show")
     def show(
-        db: Path = db_arg,
-        filters: list[str] = filter_opt,
-        sweep_name: str = sweep_opt,
-        failed: bool = typer.Option(False, "--failed", help="Show failed points and errors."),
-        columns: str = typer.Option(None, "--columns", "-c",
-                                    help="Comma-separated columns (default: varying "
-                                         "parameters and the objectives)."),
-        sort: str = typer.Option(None, "--sort", help="Sort by this column."),
-        limit: int = typer.Option(50, "--limit", "-n", help="Rows shown (0: all)."),
+        db: Database,
+        filters: Filters = None,
+        sweep_name: SweepName = None,
+        failed: Annotated[bool, typer.Option(
+            "--failed", help="Show failed points and errors.")] = False,
+        columns: Annotated[str | None, typer.Option(
+            "--columns", "-c", help="Comma-separated columns (default: varying parameters "
+                                    "and the objectives).")] = None,
+        sort: Annotated[str | None, typer.Option("--sort", help="Sort by this column.")] = None,
+        limit: Annotated[int, typer.Option("--limit", "-n", help="Rows shown (0: all).")] = 50,
     ) -> None:
         """Print the stored points as a table."""
         from rich.console import Console
@@ -180,16 +203,16 @@ def register(app: typer.Typer) -> None:
 
     @results.command("pareto")
     def pareto(
-        db: Path = db_arg,
-        objectives: str = typer.Option(..., "--objectives",
-                                       help="Comma-separated objectives, e.g. "
-                                            "latency_s,energy_j."),
-        maximize: str = typer.Option(None, "--maximize",
-                                     help="Comma-separated objectives to maximize "
-                                          "(others are minimized)."),
-        filters: list[str] = filter_opt,
-        sweep_name: str = sweep_opt,
-        csv: Path = typer.Option(None, "--csv", help="Also write the front as CSV."),
+        db: Database,
+        objectives: Annotated[str, typer.Option(
+            "--objectives", help="Comma-separated objectives, e.g. latency_s,energy_j.")],
+        maximize: Annotated[str | None, typer.Option(
+            "--maximize", help="Comma-separated objectives to maximize (others are "
+                               "minimized).")] = None,
+        filters: Filters = None,
+        sweep_name: SweepName = None,
+        csv: Annotated[Path | None, typer.Option(
+            "--csv", help="Also write the front as CSV.")] = None,
     ) -> None:
         """Print the Pareto front over the chosen objectives."""
         from rich.console import Console
@@ -208,12 +231,13 @@ def register(app: typer.Typer) -> None:
 
     @results.command("export")
     def export_cmd(
-        db: Path = db_arg,
-        output: Path = typer.Option(..., "--output", "-o", help="Output file (.csv or "
-                                                               ".parquet)."),
-        filters: list[str] = filter_opt,
-        sweep_name: str = sweep_opt,
-        failed: bool = typer.Option(False, "--failed", help="Export failed points instead."),
+        db: Database,
+        output: Annotated[Path, typer.Option(
+            "--output", "-o", help="Output file (.csv or .parquet).")],
+        filters: Filters = None,
+        sweep_name: SweepName = None,
+        failed: Annotated[bool, typer.Option(
+            "--failed", help="Export failed points instead.")] = False,
     ) -> None:
         """Export the stored points to CSV or Parquet."""
         from ..sweep import export
@@ -224,34 +248,36 @@ def register(app: typer.Typer) -> None:
 
     @results.command("plot")
     def plot(
-        db: Path = db_arg,
-        kind: str = typer.Option("scatter", "--kind", "-k",
-                                 help="scatter (two objectives, Pareto front), line "
-                                      "(objective vs parameter) or heatmap (two parameters)."),
-        x: str = typer.Option(..., "--x", help="x column."),
-        y: str = typer.Option(..., "--y", help="y column."),
-        z: str = typer.Option(None, "--z", help="Heatmap colour (an objective)."),
-        group_by: str = typer.Option(None, "--group-by", help="Line plot: one line per value."),
-        maximize: str = typer.Option(None, "--maximize", help="Scatter: objectives to "
-                                                              "maximize for the front."),
-        log: bool = typer.Option(False, "--log", help="Log axes (scatter, line)."),
-        output: Path = typer.Option(..., "--output", "-o", help="PNG file."),
-        filters: list[str] = filter_opt,
-        sweep_name: str = sweep_opt,
+        db: Database,
+        x: Annotated[str, typer.Option("--x", help="x column.")],
+        y: Annotated[str, typer.Option("--y", help="y column.")],
+        output: Annotated[Path, typer.Option("--output", "-o", help="PNG file.")],
+        kind: Annotated[PlotKind, typer.Option(
+            "--kind", "-k", help="scatter: two objectives and their Pareto front; line: an "
+                                 "objective against a parameter; heatmap: two parameters.",
+            parser=choice_parser(PlotKind, option="--kind", what="plot kind"),
+        )] = PlotKind.scatter,
+        z: Annotated[str | None, typer.Option(
+            "--z", help="Heatmap colour (an objective).")] = None,
+        group_by: Annotated[str | None, typer.Option(
+            "--group-by", help="Line plot: one line per value.")] = None,
+        maximize: Annotated[str | None, typer.Option(
+            "--maximize", help="Scatter: objectives to maximize for the front.")] = None,
+        log: Annotated[bool, typer.Option("--log", help="Log axes (scatter, line).")] = False,
+        filters: Filters = None,
+        sweep_name: SweepName = None,
     ) -> None:
         """Plot stored points as PNG."""
         from ...errors import ConfigError
         from ..sweep import plot_heatmap, plot_line, plot_scatter
 
-        if kind not in _PLOT_KINDS:
-            raise ConfigError(f"unknown plot kind '{kind}'", field="kind", allowed=_PLOT_KINDS)
         table = _load(db, filters, "done", sweep_name)
-        if kind == "scatter":
+        if kind is PlotKind.scatter:
             path = plot_scatter(table, x, y, output, maximize=_split(maximize), log=log)
-        elif kind == "line":
+        elif kind is PlotKind.line:
             path = plot_line(table, x, y, output, group_by=group_by, log=log)
         else:
             if z is None:
                 raise ConfigError("a heatmap needs --z (the objective to colour by)", field="z")
             path = plot_heatmap(table, x, y, z, output)
-        typer.echo(f"{kind} plot -> {path}")
+        typer.echo(f"{kind.value} plot -> {path}")

@@ -1,0 +1,77 @@
+"""What the command modules share: choices built from the data, and progress bars.
+
+An option whose values are a closed set takes an :class:`enum.StrEnum` built from the
+registry that owns the set (:func:`choices`: workloads, simulation backends, host-memory
+policies, technology nodes...), so help lists the names and no name is typed by hand. Its
+:func:`choice_parser` turns a wrong name into a :class:`~archsim.errors.ConfigError` naming
+the option and the allowed names, like every other user error of the CLI. A set the CLI owns
+itself is a ``StrEnum`` class in its command module.
+
+Because a ``StrEnum`` member is a ``str``, a command module declares its choice types as
+``str`` to the type checker (``if TYPE_CHECKING: Workload = str``): a type built at run time
+cannot be an annotation, and the command's body uses the value as the string it is.
+
+Engines report progress through a :data:`~archsim.loading.ProgressCallback` and never draw;
+:func:`progress_bar` is the one place that draws them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+
+from ...errors import ConfigError
+from ...loading import ProgressCallback
+
+__all__ = ["choices", "choice_parser", "progress_bar"]
+
+
+def choices(name: str, values: Iterable[str]) -> type[StrEnum]:
+    """A ``StrEnum`` called ``name`` with one member per value (named as its value)."""
+    members = [(value, value) for value in values]
+    if not members:
+        raise ValueError(f"choice {name} has no values")
+    return StrEnum(name, members)  # type: ignore[return-value]  # functional API
+
+
+def choice_parser(enum: type[StrEnum], *, option: str,
+                  what: str) -> Callable[[str | StrEnum], StrEnum]:
+    """The ``parser=`` of an option taking a member of ``enum``.
+
+    A wrong name raises :class:`ConfigError` ``field '<option>': unknown <what> '<name>'
+    (allowed: ...)``, which the CLI prints as one line with exit status 2.
+    """
+
+    def parse(value: str | StrEnum) -> StrEnum:
+        if isinstance(value, enum):
+            return value
+        try:
+            return enum(value)
+        except ValueError:
+            raise ConfigError(f"unknown {what} '{value}'", field=option,
+                              allowed=[member.value for member in enum]) from None
+
+    return parse
+
+
+@contextmanager
+def progress_bar(description: str, *, show: bool = True) -> Iterator[ProgressCallback | None]:
+    """A rich progress bar on stderr, fed by an engine's ``progress(done, total)`` callback.
+
+    Yields the callback to hand to the engine, or ``None`` when ``show`` is false (so the
+    engine makes no reports). The bar is removed when the block ends.
+    """
+    if not show:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=None)
+
+        def report(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield report
