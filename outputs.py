@@ -18,8 +18,8 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text", "write_json", "write_csv", "save_figure",
-           "to_jsonable"]
+__all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text", "write_json", "write_csv",
+           "save_figure", "to_jsonable", "JSONValue"]
 
 
 @contextmanager
@@ -58,16 +58,25 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def to_jsonable(obj: Any) -> Any:
-    """Convert dataclasses, numpy scalars/arrays, paths and enums to JSON types."""
+#: What :func:`to_jsonable` makes of the types it knows.
+JSONValue = None | bool | int | float | str | list["JSONValue"] | dict[str, "JSONValue"]
+
+
+def to_jsonable(obj: object) -> JSONValue | object:
+    """Convert dataclasses, numpy scalars/arrays, paths and enums to JSON types.
+
+    Mappings, sequences and sets are converted item by item; an object of any other type
+    is returned as it is (``json`` then rejects it, ``csv`` writes its ``str``).
+    """
     import enum
 
     import numpy as np
 
     if is_dataclass(obj) and not isinstance(obj, type):
         return to_jsonable(asdict(obj))
-    if hasattr(obj, "model_dump"):  # pydantic models
-        return to_jsonable(obj.model_dump())
+    model_dump = getattr(obj, "model_dump", None)
+    if callable(model_dump):  # pydantic models
+        return to_jsonable(model_dump())
     if isinstance(obj, Mapping):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, set, frozenset)):
@@ -97,7 +106,7 @@ def write_csv(
     columns: Sequence[str] | None = None,
 ) -> Path:
     """Write a list of mappings as CSV atomically; columns default to the first row's keys."""
-    rows = [to_jsonable(r) for r in rows]
+    rows = [{str(k): to_jsonable(v) for k, v in r.items()} for r in rows]
     if columns is None:
         columns = []
         for r in rows:

@@ -102,9 +102,11 @@ def register(app: typer.Typer) -> None:
                 f"{row['energy_j'] * 1e3:.4g}" if row.get("energy_j") is not None else "",
                 f"{carbon_kg * 1e3:.4g}" if carbon_kg is not None else "")
         console.print(components)
+        carbon = result.carbon
+        assert carbon is not None  # add_carbon above filled it in
         console.print(f"energy {result.energy.total_j * 1e3:.4g} mJ, "
                       f"bytes moved {result.transfers.total_bytes / 1e6:.4g} MB, "
-                      f"carbon {result.carbon['total_kg'] * 1e3:.4g} g CO2e "
+                      f"carbon {carbon['total_kg'] * 1e3:.4g} g CO2e "
                       f"(embodied share per inference over the lifetime, + operational), "
                       f"{result.events} events in {result.wall_time_s:.3f} s")
         out_dir = out if out is not None else Path("archsim-out") / f"run-{workload}"

@@ -26,12 +26,15 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigError
 from .models import import_path
 from .spec import SweepPoint, SweepSpec
 from .store import PointResult, ResultStore
+
+if TYPE_CHECKING:
+    from distributed import LocalCluster
 
 __all__ = ["SweepProgress", "SweepReport", "run_sweep", "run_batch", "default_db_path",
            "local_cluster", "LOCAL_CLUSTER_CONFIG", "TINY_SWEEP_POINTS"]
@@ -221,14 +224,16 @@ def run_sweep(
             mode = "local-cluster"
         n_workers = 1 if mode == "in-process" else (workers or os.cpu_count() or 1)
 
-        counts = {"done": 0, "failed": 0, "compute_s": 0.0, "tasks": 0}
+        counts = {"done": 0, "failed": 0, "tasks": 0}
+        compute_s = 0.0
         params_of = {p.key: (p.params, p.seed) for p in pending}
 
         def store_results(results: Sequence[PointResult]) -> None:
+            nonlocal compute_s
             store.write(results, sweep=spec.name, model=model.name, points=params_of)
             for r in results:
                 counts[r.status] += 1
-                counts["compute_s"] += r.duration_s
+                compute_s += r.duration_s
             if on_progress is not None:
                 done_now = counts["done"] + counts["failed"]
                 on_progress(SweepProgress(
@@ -256,8 +261,8 @@ def run_sweep(
                               workers=n_workers) as dask_client:
                 if mode != "local-cluster":
                     n_workers = max(1, len(dask_client.scheduler_info()["workers"]))
-                size = points_per_task or spec.points_per_task
-                batches = (_batches(pending, size) if size
+                fixed = points_per_task or spec.points_per_task
+                batches = (_batches(pending, fixed) if fixed
                            else _guided_batches(pending, n_workers))
                 size = max((len(b) for b in batches), default=0)
                 counts["tasks"] = _run_on_dask(dask_client, model.function, batches, objectives,
@@ -266,7 +271,7 @@ def run_sweep(
             name=spec.name, db=Path(db), executor=executor, workers=n_workers,
             total=len(points), skipped=skipped, done=counts["done"], failed=counts["failed"],
             tasks=counts["tasks"], points_per_task=size, wall_s=time.perf_counter() - start,
-            compute_s=counts["compute_s"])
+            compute_s=compute_s)
 
 
 def _run_in_process(
@@ -330,7 +335,7 @@ LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
 }
 
 
-def local_cluster(workers: int) -> Any:
+def local_cluster(workers: int) -> LocalCluster:
     """A Dask LocalCluster of ``workers`` single-threaded worker processes, set up for sweeps.
 
     No dashboard port is claimed (``:0``), logs below errors are silenced and

@@ -160,33 +160,44 @@ class ParameterSpec(BaseModel):
         elif self.num is not None:
             raise ConfigError(f"'num' only applies to grid sampling, not '{method}'", field=field)
 
+    def _range(self) -> tuple[float, float]:
+        """``(low, high)`` of a range parameter (:meth:`check` has ensured both are set)."""
+        if self.low is None or self.high is None:
+            raise ConfigError("needs 'values' or both 'low' and 'high'", field="parameters")
+        return self.low, self.high
+
     def grid(self) -> list[Any]:
         """The values of this parameter on a grid (duplicates from rounding removed)."""
         if self.values is not None:
             return list(self.values)
+        low, high = self._range()
+        if self.num is None:
+            raise ConfigError("a range on a grid needs 'num' (number of grid points)",
+                              field="parameters")
         space = np.geomspace if self.log else np.linspace
-        return self._convert(space(self.low, self.high, self.num), dedupe=True)
+        return self._convert(space(low, high, self.num), dedupe=True)
 
     def from_unit(self, u: np.ndarray) -> list[Any]:
         """Map samples ``u`` in [0, 1) onto this parameter (stratum-preserving)."""
         if self.values is not None:
             idx = np.minimum((u * len(self.values)).astype(int), len(self.values) - 1)
             return [self.values[i] for i in idx]
+        low, high = self._range()
         if self.is_integer and not self.log:
-            lo, hi = math.ceil(self.low), math.floor(self.high)
+            lo, hi = math.ceil(low), math.floor(high)
             return [int(v) for v in np.minimum(lo + np.floor(u * (hi - lo + 1)), hi)]
         if self.log:
-            raw = np.exp(np.log(self.low) + u * (np.log(self.high) - np.log(self.low)))
+            raw = np.exp(np.log(low) + u * (np.log(high) - np.log(low)))
         else:
-            raw = self.low + u * (self.high - self.low)
+            raw = low + u * (high - low)
         return self._convert(raw, dedupe=False)
 
     def _convert(self, raw: np.ndarray, *, dedupe: bool) -> list[Any]:
         if not self.is_integer:
             return [float(v) for v in raw]
         # round to the nearest integer inside the range
-        values = [int(v) for v in np.clip(np.round(raw), math.ceil(self.low),
-                                           math.floor(self.high))]
+        low, high = self._range()
+        values = [int(v) for v in np.clip(np.round(raw), math.ceil(low), math.floor(high))]
         return list(dict.fromkeys(values)) if dedupe else values
 
 
