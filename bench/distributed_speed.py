@@ -30,7 +30,7 @@ def _timed(fn):
 
 
 def main() -> None:
-    wl = LLMWorkload("llama-70b", seq_len=4096)
+    wl = LLMWorkload(model="llama-70b", seq_len=4096)
     cluster = make_cluster(gpu="h100", num_gpus=1024, network="ib-ndr")
     res, t_search = _timed(lambda: search(wl, cluster, global_batch=1024))
     print(f"search llama-70b on 1024 H100: {res.num_evaluated} strategies "

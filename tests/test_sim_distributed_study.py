@@ -3,8 +3,13 @@ import json
 import pytest
 
 from archsim.sim.cli import main
-from archsim.sim.distributed import run_madmax, run_prism
-from archsim.sim.distributed.study import MEGATRON_TABLE1, megatron_crosscheck, megatron_flops
+from archsim.sim.distributed.study import (
+    MEGATRON_TABLE1,
+    megatron_crosscheck,
+    megatron_flops,
+    run_madmax,
+    run_prism,
+)
 
 
 def test_megatron_flops_formula_from_first_principles():
