@@ -185,14 +185,15 @@ def search(
     cands = enumerate_strategies(workload, cluster, global_batch=global_batch, mode=mode)
     ranked: list[IterationBreakdown] = []
     rejected: list[tuple[str, str]] = []
-    for done, st in enumerate(cands, start=1):
+    candidates: list[Strategy | DLRMStrategy] = list(cands)
+    for done, st in enumerate(candidates, start=1):
         try:
             ranked.append(evaluate(workload, cluster, st, global_batch=global_batch, mode=mode,
                                    efficiency=efficiency, executor=executor))
         except StrategyRejected as exc:
             rejected.append((str(st), exc.reason))
         if progress is not None:
-            progress(done, len(cands))
+            progress(done, len(candidates))
     if not ranked:
         reasons = Counter(r for _, r in rejected).most_common(3)
         raise ConfigError(
