@@ -110,6 +110,18 @@ class LLMWorkload(Config):
                               dtype=self.dtype, include_lm_head=False, layers=1)
         return tuple(op for op in g if op.kind != "embedding")
 
+    @cached_property
+    def _byte_counts(self) -> dict[str, tuple[tuple[float, float, float], ...]]:
+        return {mode: tuple((activation_input_bytes(o), o.weight_bytes, o.output_bytes)
+                            for o in (*self.ops(mode), self.head(mode)))
+                for mode in ("training", "decode")}
+
+    def byte_counts(self, mode: str) -> tuple[tuple[float, float, float], ...]:
+        """``(activation inputs, weights, outputs)`` bytes of each operator of
+        :meth:`ops` and then of :meth:`head` (computed once: the search asks thousands of
+        times)."""
+        return self._byte_counts["decode" if mode == "decode" else "training"]
+
     def tokens_per_sequence(self, mode: str) -> int:
         """Tokens each sequence processes in one pass: 1 for a decode step, else ``seq_len``."""
         return 1 if mode == "decode" else self.seq_len

@@ -277,21 +277,24 @@ def _check_common(global_batch: int, mode: str) -> None:
         raise ConfigError(f"unknown mode '{mode}'", field="mode", allowed=MODES)
 
 
-def shard_tile(op: Operator, *, sequences: float = 1, seq_split: int = 1,
-               split: int = 1) -> Tile:
+def shard_tile(op: Operator, *, sequences: float = 1, seq_split: int = 1, split: int = 1,
+               byte_counts: tuple[float, float, float] | None = None) -> Tile:
     """The slice of ``op`` (the work of one sequence) one GPU runs for ``sequences``
     sequences: context parallelism divides the activations by ``seq_split``, tensor
     parallelism everything by ``split``.
 
     A shard's multiply-accumulates are whole only when the split divides the shape; the
     fractional remainder is counted as vector operations so the tile's FLOPs stay exact.
+    ``byte_counts`` (activation inputs, weights, outputs of ``op``) saves recounting them.
     """
+    act_in, weights, out = byte_counts or (activation_input_bytes(op), op.weight_bytes,
+                                           op.output_bytes)
     flops = op.flops * sequences / (seq_split * split)
     macs = math.floor(flops / 2) if op.kind in _MAC_KINDS else 0
     return Tile(op, macs=macs, vector_ops=flops - 2 * macs,
-                input_bytes=activation_input_bytes(op) * sequences / seq_split / split,
-                weight_bytes=op.weight_bytes / split,
-                output_bytes=op.output_bytes * sequences / seq_split / split)
+                input_bytes=act_in * sequences / seq_split / split,
+                weight_bytes=weights / split,
+                output_bytes=out * sequences / seq_split / split)
 
 
 def optimizer_step_s(executor: HardwareModel, params: float, *,
@@ -413,15 +416,17 @@ def llm_compute(workload: LLMWorkload, plan: LLMPlan, executor: HardwareModel) -
     mb, tp, cp, sp = plan.mb, plan.tp, plan.cp, plan.sequence_parallel
     f_layer = attn_f = 0.0
     act_layer_bytes = workload.hidden_bytes(mb, plan.tokens) / cp / plan.sp_split  # layer input
-    for o in workload.ops(plan.mode):
+    *counts, head_counts = workload.byte_counts(plan.mode)
+    for o, c in zip(workload.ops(plan.mode), counts, strict=True):
         split = tp if (tp_splits(o) or sp) else 1
-        tile = shard_tile(o, sequences=mb, seq_split=cp, split=split)
+        tile = shard_tile(o, sequences=mb, seq_split=cp, split=split, byte_counts=c)
         t = executor.operator_cost(tile).latency_s
         f_layer += t
         if o.kind == "attention":
             attn_f = t
-        act_layer_bytes += o.output_bytes * mb / cp / split
-    head = shard_tile(workload.head(plan.mode), sequences=mb, seq_split=cp, split=tp)
+        act_layer_bytes += c[2] * mb / cp / split
+    head = shard_tile(workload.head(plan.mode), sequences=mb, seq_split=cp, split=tp,
+                      byte_counts=head_counts)
     return LLMCompute(f_layer, attn_f, executor.operator_cost(head).latency_s, act_layer_bytes)
 
 
