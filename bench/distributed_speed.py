@@ -30,7 +30,7 @@ def _timed(fn):
 
 
 def main() -> None:
-    wl = LLMWorkload("llama-70b", seq_len=4096)
+    wl = LLMWorkload(model="llama-70b", seq_len=4096)
     cluster = make_cluster(gpu="h100", num_gpus=1024, network="ib-ndr")
     res, t_search = _timed(lambda: search(wl, cluster, global_batch=1024))
     print(f"search llama-70b on 1024 H100: {res.num_evaluated} strategies "
@@ -39,6 +39,8 @@ def main() -> None:
           f"{res.speedup:.2f}x over baseline")
 
     big = search(wl, make_cluster(gpu="h100", num_gpus=65536), global_batch=4096).best
+    # scipy is imported on first use (it costs ~0.5 s); import it before timing the runs.
+    iteration_distribution(big, PRISM_DEFAULT, samples=1, num_ranks=8)
     cases = [
         ("PRISM default (gpu_sigma>0), rank skipping", PRISM_DEFAULT, False),
         ("PRISM default, every rank drawn", PRISM_DEFAULT, True),

@@ -17,7 +17,7 @@ from archsim.sim.distributed import (
     tree_all_reduce_s,
 )
 
-LINK = LinkSpec("test", 100e9, 3e-6)
+LINK = LinkSpec(name="test", bw_bytes_per_s=100e9, latency_s=3e-6)
 
 
 @pytest.mark.parametrize("p", [2, 3, 8, 64, 1000])
@@ -66,7 +66,8 @@ def test_single_rank_is_free():
 
 
 def test_hierarchical_is_composition():
-    intra, inter = LinkSpec("i", 450e9, 2e-6), LinkSpec("e", 50e9, 5e-6)
+    intra = LinkSpec(name="i", bw_bytes_per_s=450e9, latency_s=2e-6)
+    inter = LinkSpec(name="e", bw_bytes_per_s=50e9, latency_s=5e-6)
     n, g, nodes = 1e9, 8, 16
     expected = ((g - 1) * 2e-6 + (g - 1) / g * n / 450e9) * 2
     shard = n / g
@@ -122,13 +123,14 @@ def test_bad_inputs():
     with pytest.raises(ConfigError, match="12 GPUs is not a whole number of 8-GPU nodes"):
         make_cluster(num_gpus=12)
     with pytest.raises(ConfigError, match="must be > 0"):
-        LinkSpec("x", 0.0, 1e-6)
+        LinkSpec(name="x", bw_bytes_per_s=0.0, latency_s=1e-6)
 
 
 def test_hierarchical_all_to_all_closed_form():
     from archsim.sim.distributed import hierarchical_all_to_all_s
 
-    intra, inter = LinkSpec("i", 450e9, 2e-6), LinkSpec("e", 50e9, 5e-6)
+    intra = LinkSpec(name="i", bw_bytes_per_s=450e9, latency_s=2e-6)
+    inter = LinkSpec(name="e", bw_bytes_per_s=50e9, latency_s=5e-6)
     n, g, nodes = 8e8, 8, 4
     p = g * nodes
     off = (p - g) * 5e-6 + (p - g) / p * n / 50e9

@@ -1,15 +1,15 @@
 import pytest
 
-from archsim.compilers.graph import get_transformer, transformer_graph
+from archsim.compilers.graph import DLRMConfig, Operator, get_transformer, transformer_graph
 from archsim.errors import ConfigError
-from archsim.sim.distributed import DLRMConfig, DLRMWorkload, LLMWorkload, dlrm_graph, get_workload
+from archsim.sim.distributed import DLRMWorkload, LLMWorkload, get_workload, tp_splits
 
 
 @pytest.mark.parametrize("name,seq", [("llama-7b", 2048), ("llama-70b", 4096),
                                       ("gpt3-175b", 2048)])
 def test_training_flops_closed_form(name, seq):
     cfg = get_transformer(name)
-    wl = LLMWorkload(cfg, seq_len=seq)
+    wl = LLMWorkload(model=cfg, seq_len=seq)
     batch = 3
     tokens = batch * seq
     # 6 x params x tokens for every weight that multiplies (input embedding excluded: a lookup)
@@ -27,28 +27,10 @@ def test_training_flops_closed_form(name, seq):
 def test_training_flops_equal_the_shared_graph(name):
     cfg = get_transformer(name)
     seq, batch = 1024, 2
-    wl = LLMWorkload(cfg, seq_len=seq)
+    wl = LLMWorkload(model=cfg, seq_len=seq)
     g = transformer_graph(cfg, batch=batch, new_tokens=seq, include_lm_head=False, dtype="bf16")
     head = 2 * batch * seq * cfg.hidden * cfg.vocab  # training computes every position's logits
     assert wl.training_flops(batch) == pytest.approx(3 * (g.total_flops + head), rel=1e-12)
-
-
-def test_dlrm_graph_and_parameters():
-    cfg = DLRMConfig("tiny", (100, 2000, 30), 16, (13, 64, 16), (32, 1), pooling_factor=2.0)
-    f = 4  # 3 tables + dense
-    assert cfg.interaction_width == f * (f - 1) // 2 + 16
-    mlp = [(13, 64), (64, 16), (cfg.interaction_width, 32), (32, 1)]
-    assert cfg.mlp_params == sum(i * o + o for i, o in mlp)
-    assert cfg.embedding_params == (100 + 2000 + 30) * 16
-    b = 8
-    g = dlrm_graph(cfg, batch=b)
-    by_kind = g.flops_by_kind()
-    assert by_kind["matmul"] == pytest.approx(2 * b * sum(i * o for i, o in mlp)
-                                              + 2 * b * f * f * 16)
-    assert by_kind["embedding"] == pytest.approx(3 * b * 2.0 * 16)
-    wl = DLRMWorkload(cfg)
-    assert wl.per_sample["emb_flops"] == pytest.approx(3 * 2.0 * 16)
-    assert wl.pooled_bytes_per_sample() == 3 * 16 * 4
 
 
 def test_mlperf_dlrm_preset_size():
@@ -62,8 +44,23 @@ def test_bad_model_inputs():
     with pytest.raises(ConfigError, match="unknown model 'gpt5'"):
         get_workload("gpt5")
     with pytest.raises(ConfigError, match="must be a positive integer"):
-        LLMWorkload("llama-7b", seq_len=0)
-    with pytest.raises(ConfigError, match="bottom_mlp must end at embedding_dim 16"):
-        DLRMConfig("bad", (10,), 16, (13, 8), (1,))
-    with pytest.raises(ConfigError, match="needs at least one table"):
-        DLRMConfig("bad", (), 16, (13, 16), (1,))
+        LLMWorkload(model="llama-7b", seq_len=0)
+
+
+def test_dlrm_workload_per_sample_work():
+    cfg = DLRMConfig(name="tiny", table_rows=(100, 2000, 30), embedding_dim=16,
+                     bottom_mlp=(13, 64, 16), top_mlp=(32, 1), pooling_factor=2.0)
+    wl = DLRMWorkload(model=cfg)
+    assert wl.per_sample["emb_flops"] == pytest.approx(3 * 2.0 * 16)
+    assert wl.pooled_bytes_per_sample() == 3 * 16 * 4
+
+
+def test_llm_operators_are_the_shared_graph_operators():
+    wl = LLMWorkload(model="llama-7b", seq_len=256)
+    g = transformer_graph(get_transformer("llama-7b"), batch=1, new_tokens=256, dtype="bf16",
+                          include_lm_head=False, layers=1)
+    assert [o.name for o in wl.layer_ops] == [o.name for o in g if o.kind != "embedding"]
+    assert all(isinstance(o, Operator) for o in wl.layer_ops)
+    # Megatron splits matmuls, attention and activations over TP; norms and adds are replicated
+    assert {o.kind for o in wl.layer_ops if tp_splits(o)} == {"matmul", "attention", "activation"}
+    assert {o.kind for o in wl.layer_ops if not tp_splits(o)} <= {"norm", "elementwise"}

@@ -21,7 +21,7 @@ GIB = 1024**3
 
 @pytest.fixture(scope="module")
 def llama13():
-    return LLMWorkload("llama-13b", seq_len=2048)
+    return LLMWorkload(model="llama-13b", seq_len=2048)
 
 
 def _parts_sum(r):
@@ -88,7 +88,7 @@ def test_pipeline_bubble_closed_form(llama13):
 
 
 def test_tensor_parallel_comm_is_exposed_and_grows_off_node():
-    wl = LLMWorkload("llama-7b", seq_len=2048)  # 32 heads: TP 16 is legal
+    wl = LLMWorkload(model="llama-7b", seq_len=2048)  # 32 heads: TP 16 is legal
     fast = make_cluster(gpu="h100", num_gpus=16, gpus_per_node=16)
     slow = make_cluster(gpu="h100", num_gpus=16, gpus_per_node=8, network="roce-100")
     st = Strategy(dp=1, tp=16)
@@ -105,11 +105,11 @@ def test_inference_has_no_gradients_or_optimizer(llama13):
 
 
 def test_dlrm_strategies():
-    wl = DLRMWorkload("dlrm-mlperf")
+    wl = DLRMWorkload(model="dlrm-mlperf")
     cluster = make_cluster(gpu="a100", num_gpus=64, network="ib-hdr")
     with pytest.raises(StrategyRejected, match="needs .* GiB per GPU"):
-        evaluate(wl, cluster, DLRMStrategy("replicated"), global_batch=65536)
-    rows = {e: evaluate(wl, cluster, DLRMStrategy(e), global_batch=65536, mode="inference")
+        evaluate(wl, cluster, DLRMStrategy(embedding="replicated"), global_batch=65536)
+    rows = {e: evaluate(wl, cluster, DLRMStrategy(embedding=e), global_batch=65536, mode="inference")
             for e in ("table", "column", "row", "node-row")}
     for r in rows.values():
         assert r.iteration_s == pytest.approx(_parts_sum(r), rel=1e-12)
@@ -152,7 +152,7 @@ def test_bad_strategy_inputs(llama13):
     with pytest.raises(StrategyRejected, match="tp 16 does not divide 40 attention heads"):
         evaluate(llama13, cluster, Strategy(dp=1, tp=16), global_batch=32)
     with pytest.raises(StrategyRejected, match="needs .* GiB per GPU .* but has 80.0 GiB"):
-        evaluate(LLMWorkload("llama-70b"), cluster, Strategy(dp=16), global_batch=32)
+        evaluate(LLMWorkload(model="llama-70b"), cluster, Strategy(dp=16), global_batch=32)
     with pytest.raises(ConfigError, match="more than llama-13b can use with a global batch of 2"):
         search(llama13, make_cluster(gpu="h100", num_gpus=8192), global_batch=2)
     with pytest.raises(ConfigError, match="unknown ZeRO stage 4"):
@@ -160,11 +160,11 @@ def test_bad_strategy_inputs(llama13):
     with pytest.raises(ConfigError, match="sequence parallelism needs tp > 1"):
         Strategy(dp=1, sequence_parallel=True)
     with pytest.raises(ConfigError, match="unknown embedding sharding 'diagonal'"):
-        DLRMStrategy("diagonal")
+        DLRMStrategy(embedding="diagonal")
     with pytest.raises(ConfigError, match="unknown mode 'serving'"):
         evaluate(llama13, cluster, Strategy(dp=16), global_batch=32, mode="serving")
     with pytest.raises(ConfigError, match="no strategy runs llama-70b on 8 GPUs"):
-        search(LLMWorkload("llama-70b"), make_cluster(gpu="a100-40gb", num_gpus=8),
+        search(LLMWorkload(model="llama-70b"), make_cluster(gpu="a100-40gb", num_gpus=8),
                global_batch=8)
 
 
@@ -198,8 +198,7 @@ def test_interleaved_schedule_divides_the_bubble(llama13):
 
 
 def test_more_bad_inputs(llama13):
-    from archsim.compilers.graph import TransformerConfig
-    from archsim.sim.distributed import get_dlrm
+    from archsim.compilers.graph import TransformerConfig, get_dlrm
 
     cluster = make_cluster(gpu="h100", num_gpus=64)
     with pytest.raises(ConfigError, match="field 'compute': must be in \\(0, 1\\], not 1.5"):
@@ -207,30 +206,30 @@ def test_more_bad_inputs(llama13):
     with pytest.raises(ConfigError, match="unknown DLRM model 'dlrm-z'"):
         get_dlrm("dlrm-z")
     with pytest.raises(ConfigError, match="does not apply to model llama-13b"):
-        evaluate(llama13, cluster, DLRMStrategy("row"), global_batch=64)
+        evaluate(llama13, cluster, DLRMStrategy(embedding="row"), global_batch=64)
     with pytest.raises(StrategyRejected, match="pp 64 exceeds the 40 layers"):
         evaluate(llama13, cluster, Strategy(dp=1, pp=64), global_batch=64)
     with pytest.raises(StrategyRejected, match="cp 64 does not divide sequence length 2000"):
-        evaluate(LLMWorkload("llama-13b", seq_len=2000), cluster, Strategy(dp=1, cp=64),
+        evaluate(LLMWorkload(model="llama-13b", seq_len=2000), cluster, Strategy(dp=1, cp=64),
                  global_batch=64)
     gqa = TransformerConfig(name="gqa", num_layers=4, hidden=768, num_heads=12, ffn_hidden=3072,
                             vocab=1000, num_kv_heads=4)
     with pytest.raises(StrategyRejected, match="tp 6 and 4 KV heads do not divide one another"):
-        evaluate(LLMWorkload(gqa, seq_len=128), make_cluster(gpu="h100", num_gpus=48),
+        evaluate(LLMWorkload(model=gqa, seq_len=128), make_cluster(gpu="h100", num_gpus=48),
                  Strategy(dp=8, tp=6), global_batch=64)
     with pytest.raises(StrategyRejected, match="ZeRO and recomputation apply to training only"):
         evaluate(llama13, cluster, Strategy(dp=64, zero=1), global_batch=64, mode="inference")
     with pytest.raises(StrategyRejected, match="global batch 100 is not divisible by the 64"):
-        evaluate(DLRMWorkload("dlrm-mlperf"), cluster, DLRMStrategy("row"), global_batch=100)
+        evaluate(DLRMWorkload(model="dlrm-mlperf"), cluster, DLRMStrategy(embedding="row"), global_batch=100)
     with pytest.raises(ConfigError, match="must be a positive integer, not 0"):
         evaluate(llama13, cluster, Strategy(dp=64), global_batch=0)
     with pytest.raises(ConfigError, match="decode steps apply to LLMs only"):
-        evaluate(DLRMWorkload("dlrm-mlperf"), cluster, DLRMStrategy("row"), global_batch=64,
+        evaluate(DLRMWorkload(model="dlrm-mlperf"), cluster, DLRMStrategy(embedding="row"), global_batch=64,
                  mode="decode")
 
 
 def test_decode_step_kv_cache_and_flops():
-    wl = LLMWorkload("llama-70b", seq_len=4096)
+    wl = LLMWorkload(model="llama-70b", seq_len=4096)
     cfg = wl.model
     gb = 16
     r = evaluate(wl, make_cluster(gpu="h100", num_gpus=8), Strategy(dp=1, tp=8, micro_batch=gb),
@@ -244,3 +243,68 @@ def test_decode_step_kv_cache_and_flops():
     with pytest.raises(StrategyRejected, match="do not apply to decode steps"):
         evaluate(wl, make_cluster(gpu="h100", num_gpus=16), Strategy(dp=1, tp=8, cp=2),
                  global_batch=gb, mode="decode")
+
+
+class _LinearExecutor:
+    """A test executor with a closed-form cost: 1 ps per FLOP plus 1 ps per byte."""
+
+    name = "linear"
+
+    def operator_cost(self, work):
+        from archsim.hw.models.base import OperatorCost
+
+        return OperatorCost(latency_s=(work.flops + work.bytes_accessed) * 1e-12)
+
+
+def test_swapped_executor_prices_llm_compute():
+    from archsim.compilers.graph import get_transformer, transformer_graph
+
+    cfg = get_transformer("llama-7b")
+    seq, mb, dp, tp, pp, batch = 512, 2, 2, 4, 2, 8
+    wl = LLMWorkload(model=cfg, seq_len=seq)
+    cluster = make_cluster(gpu="h100", num_gpus=dp * tp * pp)
+    st = Strategy(dp=dp, tp=tp, pp=pp, zero=1, micro_batch=mb)
+    r = evaluate(wl, cluster, st, global_batch=batch, executor=_LinearExecutor())
+    # Independently: every operator of one block of the shared graph, its activations times
+    # the micro-batch, matmuls/attention/activations split over TP (Megatron), norms and adds not.
+    g = transformer_graph(cfg, batch=1, new_tokens=seq, dtype="bf16", include_lm_head=False,
+                          layers=1)
+    layer = 0.0
+    for op in g:
+        if op.kind == "embedding":
+            continue
+        split = tp if op.kind in ("matmul", "attention", "activation", "softmax") else 1
+        acts = sum(t.nbytes for t in op.inputs if t.role != "weight") + op.output_bytes
+        layer += (op.flops * mb + acts * mb + op.weight_bytes) / split * 1e-12
+    h, v = cfg.hidden, cfg.vocab
+    head = (2 * mb * seq * h * v + 2 * (mb * seq * h + h * v + mb * seq * v)) / tp * 1e-12
+    params_gpu = (cfg.num_layers // pp * cfg.params_per_layer + v * h) / tp
+    adam = params_gpu / dp * 28 * 1e-12  # ZeRO-1: the optimizer step touches 1/dp of them
+    m = batch // (dp * mb)
+    expected = m * (cfg.num_layers // pp * 3 * layer + 3 * head) + adam
+    assert r.compute_s == pytest.approx(expected, rel=1e-9)
+    assert r.details["layer_fwd_s"] == pytest.approx(layer, rel=1e-9)
+    # and the default executor gives a different answer (the swap took effect)
+    assert evaluate(wl, cluster, st, global_batch=batch).compute_s != pytest.approx(expected)
+
+
+def test_swapped_executor_prices_dlrm_compute():
+    from archsim.compilers.graph import DLRMConfig
+
+    cfg = DLRMConfig(name="tiny", table_rows=(1000, 2000), embedding_dim=16,
+                     bottom_mlp=(13, 16), top_mlp=(8, 1))
+    wl = DLRMWorkload(model=cfg)
+    cluster = make_cluster(gpu="h100", num_gpus=8)
+    batch = 8 * 64
+    r = evaluate(wl, cluster, DLRMStrategy(embedding="replicated"), global_batch=batch,
+                 mode="inference", executor=_LinearExecutor())
+    b = batch // 8
+    f, d, iw = 3, 16, 3 + 16  # 2 tables + dense; 3 pairwise dots + the dense vector
+    layers = [(13, 16), (iw, 8), (8, 1)]
+    flops = sum(2 * i * o + o for i, o in layers) + 2 * f * f * d  # matmul + ReLU; interaction
+    acts = sum(i + 3 * o for i, o in layers) + f * d + f * f  # fp32 elements per sample
+    mlp_params = sum(i * o + o for i, o in layers)
+    dense = (b * flops + 4 * (b * acts + mlp_params)) * 1e-12
+    bottom = dense * (13 * 16) / sum(i * o for i, o in layers)
+    lookups = b * 2 * d * 4 * 1e-12  # every GPU reads its samples' rows from its replica
+    assert r.compute_s == pytest.approx(max(bottom, lookups) + dense - bottom, rel=1e-9)

@@ -23,7 +23,7 @@ def _dkw_eps(n, alpha=1e-4):
 
 
 def test_zero_variance_is_deterministic():
-    wl = LLMWorkload("llama-7b", seq_len=2048)
+    wl = LLMWorkload(model="llama-7b", seq_len=2048)
     r = evaluate(wl, make_cluster(gpu="h100", num_gpus=64), Strategy(dp=8, tp=8, zero=1),
                  global_batch=64)
     d = iteration_distribution(r, VariabilityModel(kernel_sigma=0.0, gpu_sigma=0.0),

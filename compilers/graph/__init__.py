@@ -1,4 +1,5 @@
-"""Workload graphs: the one operator-graph representation, and builders for standard models.
+"""Workload graphs: the one operator-graph representation, and builders for standard models
+(CNNs, encoders, decoder LLMs, recommendation models).
 
 Build any standard workload by name with :func:`build_workload` (see :data:`WORKLOADS`),
 import ONNX with :func:`from_onnx`, or compose layers with :class:`NetBuilder`.
@@ -15,6 +16,14 @@ from .cnn import (
     recurrent,
     resnet50,
     vgg16,
+)
+from .dlrm import (
+    DLRM_PRESETS,
+    DLRMConfig,
+    DLRMSampleWork,
+    dlrm_graph,
+    dlrm_sample_work,
+    get_dlrm,
 )
 from .fathom import FATHOM_WORKLOADS, fathom_workload
 from .ir import (
@@ -43,6 +52,7 @@ __all__ = [
     "TRANSFORMER_PRESETS", "TransformerConfig", "get_transformer", "transformer_graph",
     "NetBuilder", "conv2d", "pool2d", "linear", "recurrent", "RECURRENT_CELLS",
     "resnet50", "vgg16", "alexnet", "bert_base", "albert_base", "minilm_l6", "share_layer_weights",
+    "DLRM_PRESETS", "DLRMConfig", "DLRMSampleWork", "dlrm_graph", "dlrm_sample_work", "get_dlrm",
     "FATHOM_WORKLOADS", "fathom_workload", "PARADNN_SWEEPS", "paradnn_model", "paradnn_sweep",
     "from_onnx", "SUPPORTED_ONNX_OPS", "WORKLOADS", "build_workload", "workload_params",
 ]

@@ -2,9 +2,10 @@
 
 Names: the CNNs (``resnet50``, ``vgg16``, ``alexnet``), the eight ``fathom-*`` workloads,
 ``paradnn-fc`` / ``paradnn-cnn`` / ``paradnn-rnn``, the encoders (``bert-base``,
-``albert-base``, ``minilm-l6``) and every decoder preset of
+``albert-base``, ``minilm-l6``), every decoder preset of
 :data:`~archsim.compilers.graph.transformer.TRANSFORMER_PRESETS` (``llama-7b``,
-``gpt3-175b``...), built by :func:`transformer_graph` as a prefill of ``new_tokens``.
+``gpt3-175b``...), built by :func:`transformer_graph` as a prefill of ``new_tokens``, and
+every DLRM preset of :data:`~archsim.compilers.graph.dlrm.DLRM_PRESETS` (``dlrm-mlperf``...).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from ...errors import ConfigError
 from .bert import albert_base, bert_base, minilm_l6
 from .cnn import alexnet, resnet50, vgg16
+from .dlrm import DLRM_PRESETS, dlrm_graph, get_dlrm
 from .fathom import FATHOM_WORKLOADS
 from .ir import WorkloadGraph
 from .paradnn import paradnn_cnn, paradnn_fc, paradnn_rnn
@@ -46,6 +48,14 @@ def _decoder(preset: str) -> Callable[..., WorkloadGraph]:
     return build
 
 
+def _dlrm(preset: str) -> Callable[..., WorkloadGraph]:
+    def build(batch: int = 1, *, dtype: str = "fp32") -> WorkloadGraph:
+        return dlrm_graph(get_dlrm(preset), batch=batch, dtype=dtype)
+    build.__name__ = f"build_{preset.replace('-', '_')}"
+    build.__doc__ = f"{preset}: one forward pass of ``batch`` samples."
+    return build
+
+
 def _entries() -> dict[str, WorkloadEntry]:
     out = [
         WorkloadEntry("resnet50", resnet50, "ResNet-50 (torchvision), 224x224", "cnn"),
@@ -68,6 +78,9 @@ def _entries() -> dict[str, WorkloadEntry]:
         if cfg.decoder:
             out.append(WorkloadEntry(preset, _decoder(preset), f"{preset} ({cfg.source})",
                                      "decoder"))
+    for preset, dcfg in DLRM_PRESETS.items():
+        out.append(WorkloadEntry(preset, _dlrm(preset), f"{preset} ({dcfg.source})",
+                                 "recommendation"))
     return {e.name: e for e in out}
 
 

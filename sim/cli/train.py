@@ -1,48 +1,82 @@
 """``archsim train``: parallelization search and variability for distributed training."""
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typer evaluates the annotations, and the choice
+# enums are local to register().
+import math
+from enum import Enum
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 __all__ = ["register"]
 
 
+def _choices() -> tuple[type[Enum], type[Enum], type[Enum], type[Enum]]:
+    """Enums of the GPU names, networks, model presets and modes, built from the data."""
+    from ...compilers.graph import DLRM_PRESETS, TRANSFORMER_PRESETS
+    from ...errors import ConfigError
+    from ...hw.models.gpu import GPU_SPECS, get_gpu
+    from ..distributed.cluster import NETWORKS
+    from ..distributed.parallelism import MODES
+
+    gpus = list(GPU_SPECS)
+    for short in sorted({name.split("-")[0] for name in GPU_SPECS}):
+        try:  # the short names get_gpu resolves (a100, h100)
+            get_gpu(short)
+        except ConfigError:
+            continue
+        gpus.append(short)
+    models = [k for k, c in TRANSFORMER_PRESETS.items() if c.decoder] + list(DLRM_PRESETS)
+
+    def enum(name: str, values: list[str]) -> type[Enum]:
+        return Enum(name, {v: v for v in values}, type=str)  # type: ignore[return-value]
+
+    return (enum("GPUName", gpus), enum("NetworkName", list(NETWORKS)),
+            enum("ModelName", models), enum("Mode", list(MODES)))
+
+
 def register(app: typer.Typer) -> None:
+    GPUName, NetworkName, ModelName, Mode = _choices()
+
     @app.command("train")
     def train(
-        model: str = typer.Option(..., "--model", "-m",
-                                  help="LLM preset (llama-70b, gpt3-175b...) or DLRM preset "
-                                       "(dlrm-mlperf, dlrm-prod-synthetic)."),
-        gpus: int = typer.Option(..., "--gpus", "-n", help="Number of GPUs."),
-        gpu: str = typer.Option("h100", "--gpu", help="GPU: a100, a100-40gb, a100-80gb, h100."),
-        network: str = typer.Option("ib-ndr", "--network",
-                                    help="Inter-node network: ib-hdr, ib-ndr, roce-400, roce-100."),
-        gpus_per_node: int = typer.Option(8, "--gpus-per-node"),
-        global_batch: int = typer.Option(None, "--global-batch", "-b",
-                                         help="Sequences (LLM) or samples (DLRM) per iteration; "
-                                              "default ~4M tokens / 65,536 samples."),
-        seq_len: int = typer.Option(None, "--seq-len", help="Tokens per sequence (LLM)."),
-        mode: str = typer.Option("training", "--mode",
-                                 help="training, inference (prefill) or decode (LLM)."),
-        do_search: bool = typer.Option(False, "--search", help="Search all strategies."),
-        variability: bool = typer.Option(False, "--variability",
-                                         help="PRISM variability of the best strategy."),
-        samples: int = typer.Option(10_000, "--samples", help="Monte Carlo samples."),
-        kernel_sigma: float = typer.Option(None, "--kernel-sigma",
-                                           help="Per-kernel log-sigma (default PRISM study's)."),
-        gpu_sigma: float = typer.Option(None, "--gpu-sigma",
-                                        help="Per-GPU persistent log-sigma."),
-        comm_sigma: float = typer.Option(None, "--comm-sigma",
-                                         help="Per-collective log-sigma."),
-        train_samples: float = typer.Option(None, "--train-samples",
-                                            help="Sequences (LLM) or samples (DLRM) to train "
-                                                 "on, for the total-time quantiles; default "
-                                                 "2T tokens / one Criteo epoch."),
-        seed: int = typer.Option(0, "--seed"),
-        top: int = typer.Option(10, "--top", help="Strategies to show."),
-        out: Path = typer.Option(None, "--out", "-o", help="Write JSON/CSV/PNG here."),
+        model: Annotated[ModelName, typer.Option(  # type: ignore[valid-type]
+            "--model", "-m", help="LLM or DLRM preset.", show_choices=True)],
+        gpus: Annotated[int, typer.Option("--gpus", "-n", help="Number of GPUs.", min=1)],
+        gpu: Annotated[GPUName, typer.Option(  # type: ignore[valid-type]
+            "--gpu", help="GPU datasheet.")] = GPUName("h100"),
+        network: Annotated[NetworkName, typer.Option(  # type: ignore[valid-type]
+            "--network", help="Inter-node network.")] = NetworkName("ib-ndr"),
+        gpus_per_node: Annotated[int, typer.Option("--gpus-per-node", min=1)] = 8,
+        global_batch: Annotated[int | None, typer.Option(
+            "--global-batch", "-b", min=1,
+            help="Sequences (LLM) or samples (DLRM) per iteration; default ~4M tokens / "
+                 "65,536 samples.")] = None,
+        seq_len: Annotated[int | None, typer.Option(
+            "--seq-len", min=1, help="Tokens per sequence (LLM).")] = None,
+        mode: Annotated[Mode, typer.Option(  # type: ignore[valid-type]
+            "--mode", help="training, inference (prefill) or decode (LLM).")] = Mode("training"),
+        do_search: Annotated[bool, typer.Option("--search",
+                                                help="Search all strategies.")] = False,
+        variability: Annotated[bool, typer.Option(
+            "--variability", help="PRISM variability of the best strategy.")] = False,
+        samples: Annotated[int, typer.Option("--samples", min=1,
+                                             help="Monte Carlo samples.")] = 10_000,
+        kernel_sigma: Annotated[float | None, typer.Option(
+            "--kernel-sigma", help="Per-kernel log-sigma (default PRISM study's).")] = None,
+        gpu_sigma: Annotated[float | None, typer.Option(
+            "--gpu-sigma", help="Per-GPU persistent log-sigma.")] = None,
+        comm_sigma: Annotated[float | None, typer.Option(
+            "--comm-sigma", help="Per-collective log-sigma.")] = None,
+        train_samples: Annotated[float | None, typer.Option(
+            "--train-samples",
+            help="Sequences (LLM) or samples (DLRM) to train on, for the total-time "
+                 "quantiles; default 2T tokens / one Criteo epoch.")] = None,
+        seed: Annotated[int, typer.Option("--seed")] = 0,
+        top: Annotated[int, typer.Option("--top", min=1, help="Strategies to show.")] = 10,
+        out: Annotated[Path | None, typer.Option("--out", "-o",
+                                                 help="Write JSON/CSV/PNG here.")] = None,
     ) -> None:
         """Rank parallelization strategies (--search) and model runtime variability
         (--variability) for a model on a GPU cluster."""
@@ -68,15 +102,27 @@ def register(app: typer.Typer) -> None:
             kernel_sigma=d0.kernel_sigma if kernel_sigma is None else kernel_sigma,
             gpu_sigma=d0.gpu_sigma if gpu_sigma is None else gpu_sigma,
             comm_sigma=d0.comm_sigma if comm_sigma is None else comm_sigma)
-        wl = get_workload(model, seq_len=seq_len)
-        cluster = make_cluster(gpu=gpu, num_gpus=gpus, gpus_per_node=gpus_per_node,
-                               network=network)
+        wl = get_workload(model.value, seq_len=seq_len)
+        cluster = make_cluster(gpu=gpu.value, num_gpus=gpus, gpus_per_node=gpus_per_node,
+                               network=network.value)
         if global_batch is None:
             global_batch = (max(1, 4 * 2**20 // wl.seq_len) if isinstance(wl, LLMWorkload)
                             else 65536)
-        res = search(wl, cluster, global_batch=global_batch, mode=mode,
-                     progress=console.is_terminal)
-        console.print(f"[bold]{wl.name}[/bold] {mode} on {cluster.describe()}, global batch "
+        mode_name: str = mode.value
+        if console.is_terminal:
+            from rich.progress import Progress
+
+            with Progress(console=console, transient=True) as bar:
+                task = bar.add_task("searching strategies", total=None)
+
+                def advance(done: int, total: int) -> None:
+                    bar.update(task, completed=done, total=total)
+
+                res = search(wl, cluster, global_batch=global_batch, mode=mode_name,
+                             progress=advance)
+        else:
+            res = search(wl, cluster, global_batch=global_batch, mode=mode_name)
+        console.print(f"[bold]{wl.name}[/bold] {mode_name} on {cluster.describe()}, global batch "
                       f"{global_batch}: {len(res.ranked)} legal of {res.num_evaluated} "
                       "strategies")
         table = Table(title="strategies (fastest first)" if do_search else
@@ -140,8 +186,6 @@ def register(app: typer.Typer) -> None:
             if train_samples is None:
                 train_samples = (2e12 / wl.seq_len if isinstance(wl, LLMWorkload)
                                  else 4_195_197_692)
-            import math
-
             iterations = max(1, math.ceil(train_samples / global_batch))
             det_days = iterations * best.iteration_s / 86400
             tq = total_time_quantiles(dist, iterations, (0.5, 0.99))

@@ -3,7 +3,10 @@
 MAD-Max-style parallelization modelling (clusters, alpha-beta collectives,
 DP/ZeRO/TP/PP/SP/CP and DLRM embedding sharding, strategy search), PRISM-style
 runtime variability (Monte Carlo and order statistics) and the MLPerf
-time-to-train methodology. Studies: :func:`run_madmax`, :func:`run_prism`.
+time-to-train methodology. The models trained (transformers, DLRMs) are built by
+:mod:`archsim.compilers.graph`; every kernel is priced by a
+:class:`~archsim.hw.models.base.HardwareModel`. The studies that use this engine
+(``archsim study madmax``, ``archsim study prism``) live apart from it.
 """
 
 from .cluster import NETWORKS, ClusterSpec, GroupPlacement, LinkSpec, make_cluster
@@ -21,16 +24,7 @@ from .collectives import (
     tree_all_reduce_s,
 )
 from .mlperf import ConvergenceModel, MLPerfScore, mlperf_score, simulate_time_to_train
-from .models import (
-    DLRM_PRESETS,
-    DLRMConfig,
-    DLRMWorkload,
-    LLMWorkload,
-    OpWork,
-    dlrm_graph,
-    get_dlrm,
-    get_workload,
-)
+from .models import TP_SPLIT_KINDS, DLRMWorkload, LLMWorkload, get_workload, tp_splits
 from .parallelism import (
     EMBEDDING_SHARDINGS,
     DLRMStrategy,
@@ -42,9 +36,9 @@ from .parallelism import (
     evaluate,
     evaluate_dlrm,
     evaluate_llm,
+    shard_tile,
 )
 from .search import SearchResult, baseline_strategies, enumerate_strategies, search
-from .study import run_madmax, run_prism
 from .variability import (
     PRISM_DEFAULT,
     IterationDistribution,
@@ -61,12 +55,10 @@ __all__ = [
     "hierarchical_all_gather_s", "hierarchical_all_reduce_s", "hierarchical_all_to_all_s",
     "p2p_s", "reduce_scatter_s", "ring_all_reduce_s", "tree_all_reduce_s",
     "ConvergenceModel", "MLPerfScore", "mlperf_score", "simulate_time_to_train",
-    "DLRM_PRESETS", "DLRMConfig", "DLRMWorkload", "LLMWorkload", "OpWork", "dlrm_graph",
-    "get_dlrm", "get_workload",
+    "TP_SPLIT_KINDS", "DLRMWorkload", "LLMWorkload", "get_workload", "tp_splits",
     "EMBEDDING_SHARDINGS", "DLRMStrategy", "Efficiency", "IterationBreakdown", "MemoryBreakdown",
-    "Strategy", "StrategyRejected", "evaluate", "evaluate_dlrm", "evaluate_llm",
+    "Strategy", "StrategyRejected", "evaluate", "evaluate_dlrm", "evaluate_llm", "shard_tile",
     "SearchResult", "baseline_strategies", "enumerate_strategies", "search",
     "PRISM_DEFAULT", "IterationDistribution", "VariabilityModel", "iteration_distribution",
     "probability_of_finishing", "slowdown_vs_gpus", "total_time_quantiles",
-    "run_madmax", "run_prism",
 ]

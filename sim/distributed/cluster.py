@@ -15,37 +15,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pydantic import InstanceOf, model_validator
+
 from ...errors import ConfigError
 from ...hw.models.gpu import GPUSpec, get_gpu
+from ._fields import Config, NonNegative, Positive, PositiveInt
 
 __all__ = ["LinkSpec", "NETWORKS", "ClusterSpec", "GroupPlacement", "make_cluster"]
 
 
-@dataclass(frozen=True)
-class LinkSpec:
+class LinkSpec(Config):
     """One level of the network: per-GPU bandwidth (per direction) and latency."""
 
     name: str
-    bw_bytes_per_s: float
-    latency_s: float
-
-    def __post_init__(self) -> None:
-        if not self.bw_bytes_per_s > 0:
-            raise ConfigError(f"must be > 0, not {self.bw_bytes_per_s!r}", field="bw_bytes_per_s")
-        if self.latency_s < 0:
-            raise ConfigError(f"must be >= 0, not {self.latency_s!r}", field="latency_s")
+    bw_bytes_per_s: Positive
+    latency_s: NonNegative
 
 
 #: Inter-node networks, per GPU (one NIC per GPU) and per direction.
 NETWORKS: dict[str, LinkSpec] = {
     # 200 Gb/s HDR InfiniBand: DGX A100 / Selene (8 HDR NICs per node).
-    "ib-hdr": LinkSpec("ib-hdr", 200e9 / 8, 5e-6),
+    "ib-hdr": LinkSpec(name="ib-hdr", bw_bytes_per_s=200e9 / 8, latency_s=5e-6),
     # 400 Gb/s NDR InfiniBand: DGX H100 (8 ConnectX-7 per node).
-    "ib-ndr": LinkSpec("ib-ndr", 400e9 / 8, 5e-6),
+    "ib-ndr": LinkSpec(name="ib-ndr", bw_bytes_per_s=400e9 / 8, latency_s=5e-6),
     # 400 Gb/s RoCE (e.g. Meta's RoCE training clusters); higher latency assumed.
-    "roce-400": LinkSpec("roce-400", 400e9 / 8, 10e-6),
+    "roce-400": LinkSpec(name="roce-400", bw_bytes_per_s=400e9 / 8, latency_s=10e-6),
     # 100 Gb/s RoCE, a commodity data-centre network.
-    "roce-100": LinkSpec("roce-100", 100e9 / 8, 10e-6),
+    "roce-100": LinkSpec(name="roce-100", bw_bytes_per_s=100e9 / 8, latency_s=10e-6),
 }
 
 #: NVLink one-hop latency through NVSwitch (assumption).
@@ -66,8 +62,7 @@ class GroupPlacement:
     cross_pod: bool
 
 
-@dataclass(frozen=True)
-class ClusterSpec:
+class ClusterSpec(Config):
     """GPUs, node size and the two network levels of a cluster.
 
     Parameters
@@ -88,19 +83,16 @@ class ClusterSpec:
         Spine oversubscription (1.0 = non-blocking fat tree).
     """
 
-    gpu: GPUSpec
-    num_gpus: int
-    gpus_per_node: int
+    gpu: InstanceOf[GPUSpec]
+    num_gpus: PositiveInt
+    gpus_per_node: PositiveInt
     intra: LinkSpec
     inter: LinkSpec
-    nodes_per_pod: int = 32
+    nodes_per_pod: PositiveInt = 32
     oversubscription: float = 1.0
 
-    def __post_init__(self) -> None:
-        for attr in ("num_gpus", "gpus_per_node", "nodes_per_pod"):
-            value = getattr(self, attr)
-            if not isinstance(value, int) or value <= 0:
-                raise ConfigError(f"must be a positive integer, not {value!r}", field=attr)
+    @model_validator(mode="after")
+    def _check(self) -> ClusterSpec:
         if self.num_gpus > self.gpus_per_node and self.num_gpus % self.gpus_per_node:
             raise ConfigError(
                 f"{self.num_gpus} GPUs is not a whole number of {self.gpus_per_node}-GPU nodes",
@@ -108,6 +100,7 @@ class ClusterSpec:
         if self.oversubscription < 1:
             raise ConfigError(f"must be >= 1, not {self.oversubscription!r}",
                               field="oversubscription")
+        return self
 
     @property
     def num_nodes(self) -> int:
@@ -141,8 +134,11 @@ class ClusterSpec:
         """The inter-node link, derated by the spine's oversubscription when leaving a pod."""
         if not cross_pod or self.oversubscription == 1:
             return self.inter
-        return LinkSpec(self.inter.name + "-spine", self.inter.bw_bytes_per_s /
-                        self.oversubscription, self.inter.latency_s)
+        # Derived from a validated link: no need to validate again on this hot path.
+        return LinkSpec.model_construct(name=self.inter.name + "-spine",
+                                        bw_bytes_per_s=self.inter.bw_bytes_per_s
+                                        / self.oversubscription,
+                                        latency_s=self.inter.latency_s)
 
     def describe(self) -> str:
         return (f"{self.num_gpus} x {self.gpu.name} ({self.num_nodes} nodes of "
@@ -166,7 +162,8 @@ def make_cluster(
     except KeyError:
         raise ConfigError(f"unknown network '{network}'", field="network",
                           allowed=sorted(NETWORKS)) from None
-    intra = LinkSpec("nvlink", spec.nvlink_bw_bytes_per_s, NVLINK_LATENCY_S)
+    intra = LinkSpec(name="nvlink", bw_bytes_per_s=spec.nvlink_bw_bytes_per_s,
+                     latency_s=NVLINK_LATENCY_S)
     return ClusterSpec(gpu=spec, num_gpus=num_gpus, gpus_per_node=gpus_per_node, intra=intra,
                        inter=inter, nodes_per_pod=nodes_per_pod,
                        oversubscription=oversubscription)

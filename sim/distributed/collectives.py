@@ -161,8 +161,11 @@ def collective_time_s(
             options["hierarchical"] = options["ring"]
         else:
             # A flat ring over several GPUs per node crosses nodes on every rail in parallel.
-            ring_link = LinkSpec("rails", min(intra.bw_bytes_per_s,
-                                              inter.bw_bytes_per_s * pl.local), inter.latency_s)
+            # (built from validated links, so skip validation on this hot path)
+            ring_link = LinkSpec.model_construct(
+                name="rails", bw_bytes_per_s=min(intra.bw_bytes_per_s,
+                                                 inter.bw_bytes_per_s * pl.local),
+                latency_s=inter.latency_s)
             options = {"ring": ring_all_reduce_s(n_bytes, size, ring_link),
                        "tree": tree_all_reduce_s(n_bytes, size, ring_link),
                        "hierarchical": hierarchical_all_reduce_s(n_bytes, pl.local, pl.nodes,

@@ -14,33 +14,33 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
+from pydantic import BeforeValidator
 
 from ...errors import ConfigError
+from ._fields import Config, NonNegative, Positive
 
 __all__ = ["ConvergenceModel", "MLPerfScore", "mlperf_score", "simulate_time_to_train"]
 
 
-@dataclass(frozen=True)
-class ConvergenceModel:
+def _epoch_samples(v: object) -> object:
+    if v is not None and (len(v) < 1 or min(v) <= 0):  # type: ignore[arg-type]
+        raise ConfigError("needs at least one positive sample", field="samples")
+    return v
+
+
+class ConvergenceModel(Config):
     """Epochs to reach the quality target, per seed.
 
     Either log-normal with ``mean_epochs`` and ``cv`` (standard deviation / mean), or
     ``samples``: observed epochs-to-quality from which seeds are resampled.
     """
 
-    mean_epochs: float = 1.0
-    cv: float = 0.05
-    samples: tuple[float, ...] | None = None
-
-    def __post_init__(self) -> None:
-        if not self.mean_epochs > 0:
-            raise ConfigError(f"must be > 0, not {self.mean_epochs!r}", field="mean_epochs")
-        if self.cv < 0:
-            raise ConfigError(f"must be >= 0, not {self.cv!r}", field="cv")
-        if self.samples is not None and (len(self.samples) < 1 or min(self.samples) <= 0):
-            raise ConfigError("needs at least one positive sample", field="samples")
+    mean_epochs: Positive = 1.0
+    cv: NonNegative = 0.05
+    samples: Annotated[tuple[float, ...] | None, BeforeValidator(_epoch_samples)] = None
 
     def draw(self, rng: np.random.Generator, size: tuple[int, ...]) -> np.ndarray:
         if self.samples is not None:

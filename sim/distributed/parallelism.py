@@ -7,6 +7,11 @@ and full activation recomputation. DLRMs: embedding tables sharded table-,
 column- or row-wise across all GPUs (all-to-all), row-wise within a node and
 replicated across nodes, or fully replicated; MLPs data parallel.
 
+Each part of an iteration is its own cost term -- compute, tensor-parallel,
+context-parallel, pipeline (send/receive and bubble), ZeRO-3 and data-parallel
+communication, recomputation, memory -- a small function returning a typed
+result; :func:`evaluate_llm` and :func:`evaluate_dlrm` compose them.
+
 What overlaps with what (per layer):
 
 * TP all-reduces (or SP all-gather/reduce-scatter) sit between dependent matmuls:
@@ -21,27 +26,38 @@ What overlaps with what (per layer):
 * DLRM pooled-embedding all-to-all overlaps the bottom MLP (forward and backward);
   the MLP gradient all-reduce overlaps the dense backward.
 
-Backward costs twice the forward (two matmuls per forward matmul). Compute runs
-on a :class:`~archsim.hw.models.gpu.GPURoofline` with stated efficiencies.
+Backward costs twice the forward (two matmuls per forward matmul). Every kernel --
+each operator's shard, the optimizer step, the embedding lookups -- is priced by a
+:class:`~archsim.hw.models.base.HardwareModel` (``executor``); by default a
+:class:`~archsim.hw.models.gpu.GPURoofline` at the stated efficiencies.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated
 
-from ...compilers.graph import dtype_bytes
+from pydantic import BeforeValidator, model_validator
+
+from ...compilers.graph import Operator, dtype_bytes
 from ...errors import ConfigError
+from ...hw.models.base import HardwareModel, Tile
 from ...hw.models.gpu import GPURoofline
+from ._fields import Config, Fraction, NonNegative, PositiveInt, one_of
 from .cluster import ClusterSpec
 from .collectives import collective_time_s
-from .models import DLRMWorkload, LLMWorkload
+from .models import DLRMWorkload, LLMWorkload, activation_input_bytes, tp_splits
 
 __all__ = [
-    "Efficiency", "Strategy", "DLRMStrategy", "EMBEDDING_SHARDINGS", "MemoryBreakdown",
+    "Efficiency", "Strategy", "DLRMStrategy", "EMBEDDING_SHARDINGS", "MODES", "MemoryBreakdown",
     "IterationBreakdown", "StrategyRejected", "evaluate", "evaluate_llm", "evaluate_dlrm",
-    "WEIGHT_BYTES", "GRAD_BYTES", "OPTIMIZER_BYTES",
+    "WEIGHT_BYTES", "GRAD_BYTES", "OPTIMIZER_BYTES", "LLMPlan", "LLMCompute", "TPComm",
+    "CPComm", "ZeRO3Comm", "DPComm", "Recompute", "Pipeline", "llm_plan", "llm_compute",
+    "tp_communication", "cp_communication", "zero3_communication", "dp_communication",
+    "recomputation", "pipeline", "llm_memory", "optimizer_step_s", "shard_tile",
+    "DLRMCompute", "EmbeddingTerm", "DLRMSync", "dlrm_compute", "embedding_term", "dlrm_sync",
+    "dlrm_memory",
 ]
 
 _GIB = 1024**3
@@ -55,18 +71,25 @@ _ADAM_STEP_BYTES = 4 * 3 + 2 + 4 * 3 + 2
 #: of every sequence against a ``seq_len`` KV cache (LLMs only).
 MODES = ("training", "inference", "decode")
 
+EMBEDDING_SHARDINGS = ("table", "column", "row", "node-row", "replicated")
+
+# Kernels that are pure traffic in this model (their few FLOPs never bound them).
+_ADAM_STEP = Operator("adam_step", "elementwise", (), (), 0.0)
+_EMBEDDING_ROWS = Operator("embedding_rows", "embedding", (), (), 0.0)
+# MAC-based kinds: their FLOPs are two per multiply-accumulate.
+_MAC_KINDS = frozenset({"matmul", "attention", "conv2d", "recurrent"})
+
 
 class StrategyRejected(ConfigError):
     """A strategy that cannot run; ``reason`` says why."""
 
-    def __init__(self, strategy: Any, reason: str) -> None:
+    def __init__(self, strategy: Strategy | DLRMStrategy, reason: str) -> None:
         self.strategy = strategy
         super().__init__(f"strategy {strategy} rejected: {reason}", field="strategy")
         self.reason = reason
 
 
-@dataclass(frozen=True)
-class Efficiency:
+class Efficiency(Config):
     """Achieved fractions of datasheet peaks and reserved memory (assumptions, stated).
 
     ``compute`` is the fraction of dense peak FLOP/s large GEMMs reach, ``memory``
@@ -74,27 +97,18 @@ class Efficiency:
     HBM lost to the CUDA context, NCCL buffers and fragmentation.
     """
 
-    compute: float = 0.75
-    memory: float = 0.8
-    reserved_bytes: float = 3 * _GIB
+    compute: Fraction = 0.75
+    memory: Fraction = 0.8
+    reserved_bytes: NonNegative = 3 * _GIB
     dtype: str = "bf16"
 
-    def __post_init__(self) -> None:
-        for attr in ("compute", "memory"):
-            v = getattr(self, attr)
-            if not 0 < v <= 1:
-                raise ConfigError(f"must be in (0, 1], not {v!r}", field=attr)
-        if self.reserved_bytes < 0:
-            raise ConfigError(f"must be >= 0, not {self.reserved_bytes!r}",
-                              field="reserved_bytes")
-
     def roofline(self, cluster: ClusterSpec, dtype: str | None = None) -> GPURoofline:
+        """The default executor: a roofline of the cluster's GPU at these efficiencies."""
         return GPURoofline(cluster.gpu, dtype=dtype or self.dtype, compute_efficiency=self.compute,
                            memory_efficiency=self.memory)
 
 
-@dataclass(frozen=True)
-class Strategy:
+class Strategy(Config):
     """An LLM parallelization: ``dp * tp * pp * cp`` GPUs.
 
     Parameters
@@ -115,31 +129,24 @@ class Strategy:
         the bubble shrinks by this factor, pipeline sends grow by it; needs ``pp > 1``.
     """
 
-    dp: int = 1
-    tp: int = 1
-    pp: int = 1
-    cp: int = 1
-    zero: int = 0
-    micro_batch: int = 1
-    recompute: str = "none"
+    dp: PositiveInt = 1
+    tp: PositiveInt = 1
+    pp: PositiveInt = 1
+    cp: PositiveInt = 1
+    zero: Annotated[int, BeforeValidator(one_of((0, 1, 2, 3), "unknown ZeRO stage {v!r}"))] = 0
+    micro_batch: PositiveInt = 1
+    recompute: Annotated[str, BeforeValidator(
+        one_of(("none", "full"), "unknown recompute policy '{v}'"))] = "none"
     sequence_parallel: bool = False
-    interleave: int = 1
+    interleave: PositiveInt = 1
 
-    def __post_init__(self) -> None:
-        for attr in ("dp", "tp", "pp", "cp", "micro_batch", "interleave"):
-            v = getattr(self, attr)
-            if not isinstance(v, int) or v < 1:
-                raise ConfigError(f"must be a positive integer, not {v!r}", field=attr)
-        if self.zero not in (0, 1, 2, 3):
-            raise ConfigError(f"unknown ZeRO stage {self.zero!r}", field="zero",
-                              allowed=[0, 1, 2, 3])
-        if self.recompute not in ("none", "full"):
-            raise ConfigError(f"unknown recompute policy '{self.recompute}'", field="recompute",
-                              allowed=["none", "full"])
+    @model_validator(mode="after")
+    def _check(self) -> Strategy:
         if self.sequence_parallel and self.tp == 1:
             raise ConfigError("sequence parallelism needs tp > 1", field="sequence_parallel")
         if self.interleave > 1 and self.pp == 1:
             raise ConfigError("an interleaved schedule needs pp > 1", field="interleave")
+        return self
 
     @property
     def num_gpus(self) -> int:
@@ -159,20 +166,12 @@ class Strategy:
         return s
 
 
-EMBEDDING_SHARDINGS = ("table", "column", "row", "node-row", "replicated")
-
-
-@dataclass(frozen=True)
-class DLRMStrategy:
+class DLRMStrategy(Config):
     """A DLRM parallelization: MLPs data parallel over all GPUs, embeddings sharded by
     ``embedding`` (one of :data:`EMBEDDING_SHARDINGS`)."""
 
-    embedding: str = "table"
-
-    def __post_init__(self) -> None:
-        if self.embedding not in EMBEDDING_SHARDINGS:
-            raise ConfigError(f"unknown embedding sharding '{self.embedding}'",
-                              field="embedding", allowed=EMBEDDING_SHARDINGS)
+    embedding: Annotated[str, BeforeValidator(
+        one_of(EMBEDDING_SHARDINGS, "unknown embedding sharding '{v}'"))] = "table"
 
     def __str__(self) -> str:
         return f"emb-{self.embedding}"
@@ -214,6 +213,7 @@ class IterationBreakdown:
     ``iteration_s == compute_s + recompute_s + sum(exposed_comm_s) + bubble_s``.
     ``comm_s`` is all communication time, overlapped or not. ``sync_points`` counts the
     synchronizations that span the data-parallel dimension (used by the variability model).
+    ``details`` holds counts and per-layer figures (``kernels``, ``collectives``...).
     """
 
     model: str
@@ -232,7 +232,7 @@ class IterationBreakdown:
     model_flops: float
     peak_flops_per_s: float
     sync_points: int = 1
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, float] = field(default_factory=dict)
 
     @property
     def exposed_comm_total_s(self) -> float:
@@ -255,15 +255,16 @@ class IterationBreakdown:
         """Model FLOPs utilization: model FLOPs (no recompute) / (time x GPUs x dense peak)."""
         return self.model_flops / (self.iteration_s * self.num_gpus * self.peak_flops_per_s)
 
-    def to_row(self) -> dict[str, Any]:
-        row = {"model": self.model, "strategy": self.strategy, "mode": self.mode,
-               "num_gpus": self.num_gpus, "global_batch": self.global_batch,
-               "iteration_s": self.iteration_s, "compute_s": self.compute_s,
-               "recompute_s": self.recompute_s, "bubble_s": self.bubble_s,
-               "exposed_comm_s": self.exposed_comm_total_s,
-               "exposed_comm_fraction": self.exposed_comm_fraction,
-               "samples_per_s": self.samples_per_s, "tokens_per_s": self.tokens_per_s,
-               "mfu": self.mfu, "memory_gib": self.memory.total_bytes / _GIB}
+    def to_row(self) -> dict[str, str | float]:
+        row: dict[str, str | float] = {
+            "model": self.model, "strategy": self.strategy, "mode": self.mode,
+            "num_gpus": self.num_gpus, "global_batch": self.global_batch,
+            "iteration_s": self.iteration_s, "compute_s": self.compute_s,
+            "recompute_s": self.recompute_s, "bubble_s": self.bubble_s,
+            "exposed_comm_s": self.exposed_comm_total_s,
+            "exposed_comm_fraction": self.exposed_comm_fraction,
+            "samples_per_s": self.samples_per_s, "tokens_per_s": self.tokens_per_s,
+            "mfu": self.mfu, "memory_gib": self.memory.total_bytes / _GIB}
         row.update({f"exposed_{k}_s": v for k, v in self.exposed_comm_s.items()})
         return row
 
@@ -276,23 +277,78 @@ def _check_common(global_batch: int, mode: str) -> None:
         raise ConfigError(f"unknown mode '{mode}'", field="mode", allowed=MODES)
 
 
-def evaluate_llm(
-    workload: LLMWorkload,
-    cluster: ClusterSpec,
-    strategy: Strategy,
-    *,
-    global_batch: int,
-    mode: str = "training",
-    efficiency: Efficiency | None = None,
-) -> IterationBreakdown:
-    """Time and memory of one iteration of ``workload`` under ``strategy``.
+def shard_tile(op: Operator, *, sequences: float = 1, seq_split: int = 1, split: int = 1,
+               byte_counts: tuple[float, float, float] | None = None) -> Tile:
+    """The slice of ``op`` (the work of one sequence) one GPU runs for ``sequences``
+    sequences: context parallelism divides the activations by ``seq_split``, tensor
+    parallelism everything by ``split``.
 
-    ``global_batch`` is in sequences. Raises :class:`StrategyRejected` (a
-    :class:`ConfigError`) naming the reason when the strategy cannot run.
+    A shard's multiply-accumulates are whole only when the split divides the shape; the
+    fractional remainder is counted as vector operations so the tile's FLOPs stay exact.
+    ``byte_counts`` (activation inputs, weights, outputs of ``op``) saves recounting them.
     """
-    _check_common(global_batch, mode)
-    eff = efficiency or Efficiency()
-    st = strategy
+    act_in, weights, out = byte_counts or (activation_input_bytes(op), op.weight_bytes,
+                                           op.output_bytes)
+    flops = op.flops * sequences / (seq_split * split)
+    macs = math.floor(flops / 2) if op.kind in _MAC_KINDS else 0
+    return Tile(op, macs=macs, vector_ops=flops - 2 * macs,
+                input_bytes=act_in * sequences / seq_split / split,
+                weight_bytes=weights / split,
+                output_bytes=out * sequences / seq_split / split)
+
+
+def optimizer_step_s(executor: HardwareModel, params: float, *,
+                     bytes_per_param: float = _ADAM_STEP_BYTES) -> float:
+    """One Adam step over ``params`` parameters (pure HBM traffic; mixed precision by
+    default)."""
+    return executor.operator_cost(Tile(_ADAM_STEP, input_bytes=params * bytes_per_param)
+                                  ).latency_s
+
+
+# -- LLM cost terms ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LLMPlan:
+    """The shape of one LLM evaluation: degrees, micro-batches and per-stage parameters."""
+
+    mode: str
+    mb: int
+    dp: int
+    tp: int
+    pp: int
+    cp: int
+    interleave: int
+    sequence_parallel: bool
+    recompute: bool
+    zero: int
+    micro_batches: int
+    layers_per_stage: int
+    tokens: int
+    params_gpu: float
+    layer_params_gpu: float
+
+    @property
+    def training(self) -> bool:
+        return self.mode == "training"
+
+    @property
+    def decode(self) -> bool:
+        return self.mode == "decode"
+
+    @property
+    def shard(self) -> int:
+        """ZeRO shards over every rank holding the same weights."""
+        return self.dp * self.cp
+
+    @property
+    def sp_split(self) -> int:
+        """What sequence parallelism divides replicated activations by."""
+        return self.tp if self.sequence_parallel else 1
+
+
+def _reject_llm(workload: LLMWorkload, cluster: ClusterSpec, st: Strategy, global_batch: int,
+                mode: str) -> None:
     cfg = workload.model
     n = cluster.num_gpus
     if st.num_gpus != n:
@@ -318,173 +374,333 @@ def evaluate_llm(
         raise StrategyRejected(st, f"the interleaved schedule needs the micro-batch count "
                                f"{global_batch // (st.dp * st.micro_batch)} to be a multiple "
                                f"of pp {st.pp}")
-    training = mode == "training"
-    decode = mode == "decode"
-    if not training and (st.zero or st.recompute != "none"):
+    if mode != "training" and (st.zero or st.recompute != "none"):
         raise StrategyRejected(st, "ZeRO and recomputation apply to training only")
-    if decode and (st.cp > 1 or v > 1):
+    if mode == "decode" and (st.cp > 1 or v > 1):
         raise StrategyRejected(st, "context parallelism and interleaving do not apply to "
                                "decode steps")
 
-    roof = eff.roofline(cluster)
-    mb, tp, cp, pp, dp = st.micro_batch, st.tp, st.cp, st.pp, st.dp
-    sp = st.sequence_parallel
-    m = global_batch // (dp * mb)
-    layers_stage = math.ceil(cfg.num_layers / pp)
 
-    # -- compute of one layer and of the head for one micro-batch ------------------------
+def llm_plan(workload: LLMWorkload, cluster: ClusterSpec, strategy: Strategy, *,
+             global_batch: int, mode: str = "training") -> LLMPlan:
+    """Check that ``strategy`` can run (else :class:`StrategyRejected`) and lay it out."""
+    _check_common(global_batch, mode)
+    _reject_llm(workload, cluster, strategy, global_batch, mode)
+    cfg, st = workload.model, strategy
+    layers_stage = math.ceil(cfg.num_layers / st.pp)
+    emb_stage = cfg.embedding_params if st.pp == 1 else cfg.vocab * cfg.hidden
+    return LLMPlan(
+        mode=mode, mb=st.micro_batch, dp=st.dp, tp=st.tp, pp=st.pp, cp=st.cp,
+        interleave=st.interleave, sequence_parallel=st.sequence_parallel,
+        recompute=st.recompute == "full", zero=st.zero,
+        micro_batches=global_batch // (st.dp * st.micro_batch), layers_per_stage=layers_stage,
+        tokens=workload.tokens_per_sequence(mode),
+        params_gpu=(layers_stage * cfg.params_per_layer + emb_stage) / st.tp,
+        layer_params_gpu=cfg.params_per_layer / st.tp)
+
+
+@dataclass(frozen=True)
+class LLMCompute:
+    """Forward compute of one micro-batch on one GPU: a layer, its attention, the LM head;
+    and the activation bytes one layer keeps for the backward pass."""
+
+    layer_fwd_s: float
+    attention_fwd_s: float
+    head_fwd_s: float
+    layer_activation_bytes: float
+
+
+def llm_compute(workload: LLMWorkload, plan: LLMPlan, executor: HardwareModel) -> LLMCompute:
+    """Every operator's shard priced by ``executor``: TP splits the operators it splits (all
+    of them with sequence parallelism), CP splits the sequence."""
+    mb, tp, cp, sp = plan.mb, plan.tp, plan.cp, plan.sequence_parallel
     f_layer = attn_f = 0.0
-    tokens = workload.tokens_per_sequence(mode)
-    act_layer_bytes = workload.hidden_bytes(mb, tokens) / cp / (tp if sp else 1)  # layer input
-    for o in workload.ops(mode):
-        split = tp if (o.tp_split or sp) else 1
-        t, _ = roof.time_s(o.flops * mb / (cp * split),
-                           (o.act_bytes * mb / cp + o.weight_bytes) / split)
+    act_layer_bytes = workload.hidden_bytes(mb, plan.tokens) / cp / plan.sp_split  # layer input
+    *counts, head_counts = workload.byte_counts(plan.mode)
+    for o, c in zip(workload.ops(plan.mode), counts, strict=True):
+        split = tp if (tp_splits(o) or sp) else 1
+        tile = shard_tile(o, sequences=mb, seq_split=cp, split=split, byte_counts=c)
+        t = executor.operator_cost(tile).latency_s
         f_layer += t
         if o.kind == "attention":
             attn_f = t
-        act_layer_bytes += o.out_bytes * mb / cp / split
-    h = workload.head(mode)
-    head_f, _ = roof.time_s(h.flops * mb / (cp * tp), (h.act_bytes * mb / cp + h.weight_bytes) / tp)
+        act_layer_bytes += c[2] * mb / cp / split
+    head = shard_tile(workload.head(plan.mode), sequences=mb, seq_split=cp, split=tp,
+                      byte_counts=head_counts)
+    return LLMCompute(f_layer, attn_f, executor.operator_cost(head).latency_s, act_layer_bytes)
 
-    # -- communication per layer per micro-batch ---------------------------------------------
-    hid = workload.hidden_bytes(mb, tokens) / cp
-    if tp > 1:
-        if sp:
-            tp_f = 2 * (collective_time_s("all_gather", hid, cluster, size=tp)
-                        + collective_time_s("reduce_scatter", hid, cluster, size=tp))
-        else:
-            tp_f = 2 * collective_time_s("all_reduce", hid, cluster, size=tp)
-    else:
-        tp_f = 0.0
+
+@dataclass(frozen=True)
+class TPComm:
+    """Tensor-parallel collectives of one layer, one pass, one micro-batch (always exposed)."""
+
+    per_layer_s: float
+
+
+def tp_communication(workload: LLMWorkload, plan: LLMPlan, cluster: ClusterSpec) -> TPComm:
+    """Two all-reduces of the layer's hidden state per pass (an all-gather and a
+    reduce-scatter each with sequence parallelism)."""
+    tp = plan.tp
+    if tp == 1:
+        return TPComm(0.0)
+    hid = workload.hidden_bytes(plan.mb, plan.tokens) / plan.cp
+    if plan.sequence_parallel:
+        return TPComm(2 * (collective_time_s("all_gather", hid, cluster, size=tp)
+                           + collective_time_s("reduce_scatter", hid, cluster, size=tp)))
+    return TPComm(2 * collective_time_s("all_reduce", hid, cluster, size=tp))
+
+
+@dataclass(frozen=True)
+class CPComm:
+    """Context-parallel key/value exchange of one layer and micro-batch: its time and what
+    attention does not hide in the forward and the backward pass."""
+
+    per_layer_s: float
+    exposed_fwd_s: float
+    exposed_bwd_s: float
+
+
+def cp_communication(workload: LLMWorkload, plan: LLMPlan, cluster: ClusterSpec,
+                     compute: LLMCompute) -> CPComm:
+    """Ring attention: every rank receives the other ranks' K and V chunks of the sequence,
+    overlapped with the layer's attention."""
+    cp = plan.cp
     if cp > 1:
-        # Ring attention: every rank receives the other ranks' K and V chunks of the sequence.
-        kv_bytes = 2 * mb * workload.seq_len * cfg.kv_hidden * dtype_bytes(workload.dtype) / tp
-        cp_f = collective_time_s("all_gather", kv_bytes, cluster, size=cp, stride=tp)
+        kv_bytes = (2 * plan.mb * workload.seq_len * workload.model.kv_hidden
+                    * dtype_bytes(workload.dtype) / plan.tp)
+        cp_f = collective_time_s("all_gather", kv_bytes, cluster, size=cp, stride=plan.tp)
     else:
         cp_f = 0.0
-    cp_exp_f = max(0.0, cp_f - attn_f)
-    cp_exp_b = max(0.0, 2 * cp_f - 2 * attn_f)
-    # One send per virtual stage boundary crossed by the micro-batch on this GPU.
-    p2p = v * (collective_time_s("p2p", hid / (tp if sp else 1), cluster, size=2,
-                                 stride=tp * cp * dp) if pp > 1 else 0.0)
+    attn_f = compute.attention_fwd_s
+    return CPComm(cp_f, max(0.0, cp_f - attn_f), max(0.0, 2 * cp_f - 2 * attn_f))
 
-    # -- parameters on the most loaded stage ----------------------------------------------
-    emb_stage = cfg.embedding_params if pp == 1 else cfg.vocab * cfg.hidden
-    params_gpu = (layers_stage * cfg.params_per_layer + emb_stage) / tp
-    layer_params_gpu = cfg.params_per_layer / tp
-    shard = dp * cp  # ZeRO shards over every rank holding the same weights
 
-    comm: dict[str, float] = {"tp": 0.0, "cp": 0.0, "pp": 0.0, "dp": 0.0}
-    exposed: dict[str, float] = {"tp": 0.0, "cp": 0.0, "pp": 0.0, "dp": 0.0}
-    if training:
-        rec = st.recompute == "full"
-        z3_f = z3_b = z3_comm_mb = 0.0
-        if st.zero == 3 and shard > 1:
-            ag = collective_time_s("all_gather", layer_params_gpu * WEIGHT_BYTES, cluster,
-                                   size=shard, stride=tp)
-            rs = collective_time_s("reduce_scatter", layer_params_gpu * GRAD_BYTES, cluster,
-                                   size=shard, stride=tp)
-            z3_f = ag + layers_stage * max(0.0, ag - f_layer)
-            z3_b = layers_stage * max(0.0, ag + rs - 2 * f_layer)
-            z3_comm_mb = layers_stage * (2 * ag + rs)
-        fwd = layers_stage * (f_layer + tp_f + cp_exp_f) + head_f + p2p + z3_f
+def _p2p_s(workload: LLMWorkload, plan: LLMPlan, cluster: ClusterSpec) -> float:
+    """One send per virtual stage boundary crossed by the micro-batch on this GPU."""
+    if plan.pp == 1:
+        return 0.0
+    hid = workload.hidden_bytes(plan.mb, plan.tokens) / plan.cp
+    return plan.interleave * collective_time_s("p2p", hid / plan.sp_split, cluster, size=2,
+                                               stride=plan.tp * plan.cp * plan.dp)
+
+
+@dataclass(frozen=True)
+class ZeRO3Comm:
+    """ZeRO-3 parameter gathers and gradient reduce-scatters of one micro-batch: what the
+    layer-ahead prefetch leaves exposed in the forward and backward pass, and their time."""
+
+    exposed_fwd_s: float
+    exposed_bwd_s: float
+    per_micro_batch_s: float
+
+
+def zero3_communication(plan: LLMPlan, cluster: ClusterSpec, compute: LLMCompute) -> ZeRO3Comm:
+    """Gathers prefetched one layer ahead; reduce-scatters overlap the next layer's backward
+    (zero unless training with ZeRO-3 over more than one shard)."""
+    if not (plan.training and plan.zero == 3 and plan.shard > 1):
+        return ZeRO3Comm(0.0, 0.0, 0.0)
+    ls, f_layer = plan.layers_per_stage, compute.layer_fwd_s
+    ag = collective_time_s("all_gather", plan.layer_params_gpu * WEIGHT_BYTES, cluster,
+                           size=plan.shard, stride=plan.tp)
+    rs = collective_time_s("reduce_scatter", plan.layer_params_gpu * GRAD_BYTES, cluster,
+                           size=plan.shard, stride=plan.tp)
+    return ZeRO3Comm(ag + ls * max(0.0, ag - f_layer), ls * max(0.0, ag + rs - 2 * f_layer),
+                     ls * (2 * ag + rs))
+
+
+@dataclass(frozen=True)
+class Recompute:
+    """Full recomputation: the extra forward pass of one micro-batch's layers in the backward
+    (compute and its TP/CP communication) and its compute over the iteration."""
+
+    per_micro_batch_s: float
+    compute_s: float
+
+
+def recomputation(plan: LLMPlan, compute: LLMCompute, tp: TPComm, cp: CPComm) -> Recompute:
+    """Zero unless training with ``recompute="full"``."""
+    if not (plan.training and plan.recompute):
+        return Recompute(0.0, 0.0)
+    ls = plan.layers_per_stage
+    return Recompute(ls * (compute.layer_fwd_s + tp.per_layer_s + cp.exposed_fwd_s),
+                     plan.micro_batches * ls * compute.layer_fwd_s)
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """The pipeline schedule: one micro-batch's time on a stage, the bubble, the pipelined
+    total (``micro_batches x per_micro_batch + bubble``) and the send/receive per pass."""
+
+    p2p_s: float
+    per_micro_batch_s: float
+    bubble_s: float
+    pipeline_s: float
+
+
+def pipeline(workload: LLMWorkload, plan: LLMPlan, cluster: ClusterSpec, compute: LLMCompute,
+             tp: TPComm, cp: CPComm, z3: ZeRO3Comm, rec: Recompute) -> Pipeline:
+    """1F1B (training, bubble ``(pp - 1) / interleave`` micro-batches), a forward pipeline
+    (prefill) or steady-state generation (decode: idle only with fewer than ``pp``
+    micro-batches)."""
+    p2p = _p2p_s(workload, plan, cluster)
+    ls, m, pp, v = plan.layers_per_stage, plan.micro_batches, plan.pp, plan.interleave
+    f_layer, head_f, tp_f = compute.layer_fwd_s, compute.head_fwd_s, tp.per_layer_s
+    if plan.training:
+        fwd = ls * (f_layer + tp_f + cp.exposed_fwd_s) + head_f + p2p + z3.exposed_fwd_s
         # Backward: twice the forward compute and the same two TP collectives.
-        bwd = layers_stage * (2 * f_layer + tp_f + cp_exp_b) + 2 * head_f + p2p + z3_b
-        if rec:
-            bwd += layers_stage * (f_layer + tp_f + cp_exp_f)
+        bwd = ls * (2 * f_layer + tp_f + cp.exposed_bwd_s) + 2 * head_f + p2p + z3.exposed_bwd_s
+        if plan.recompute:
+            bwd += rec.per_micro_batch_s
         per_mb = fwd + bwd
         bubble = (pp - 1) * per_mb / v
-        pipeline_s = m * per_mb + bubble
-        # Gradient reduction and parameter all-gather (ZeRO 0-2).
-        dp_exp = 0.0
-        if shard > 1 and st.zero < 3:
-            grad_bytes = params_gpu * GRAD_BYTES
-            if st.zero == 0:
-                red = collective_time_s("all_reduce", grad_bytes, cluster, size=shard, stride=tp)
-                gat = 0.0
-            else:
-                red = collective_time_s("reduce_scatter", grad_bytes, cluster, size=shard,
-                                        stride=tp)
-                gat = collective_time_s("all_gather", params_gpu * WEIGHT_BYTES, cluster,
-                                        size=shard, stride=tp)
-            window_b = layers_stage * 2 * f_layer
-            window_f = layers_stage * f_layer
-            dp_exp = (max(red / layers_stage, red - window_b)
-                      + (max(gat / layers_stage, gat - window_f) if gat else 0.0))
-            comm["dp"] = red + gat
-        else:
-            comm["dp"] = m * z3_comm_mb
-        opt_params = params_gpu / (shard if st.zero >= 1 else 1)
-        optimizer_s = opt_params * _ADAM_STEP_BYTES / (cluster.gpu.hbm_bw_bytes_per_s
-                                                       * eff.memory)
-        iteration = pipeline_s + dp_exp + optimizer_s
-        compute_s = m * (layers_stage * 3 * f_layer + 3 * head_f) + optimizer_s
-        recompute_s = m * layers_stage * f_layer if rec else 0.0
-        n_tp = 3 if rec else 2
-        exposed["tp"] = m * layers_stage * n_tp * tp_f
-        exposed["cp"] = m * layers_stage * (cp_exp_f * (2 if rec else 1) + cp_exp_b)
-        exposed["pp"] = m * 2 * p2p
-        exposed["dp"] = dp_exp + m * (z3_f + z3_b)
-        comm["tp"] = exposed["tp"]
-        comm["cp"] = m * layers_stage * cp_f * (4 if rec else 3)
-        comm["pp"] = exposed["pp"]
-        model_flops = workload.training_flops(global_batch)
-        # memory
-        weights = params_gpu * WEIGHT_BYTES / (shard if st.zero == 3 else 1)
-        grads = params_gpu * GRAD_BYTES / (shard if st.zero >= 2 else 1)
-        optim = params_gpu * OPTIMIZER_BYTES / (shard if st.zero >= 1 else 1)
-        buffers = 2 * layer_params_gpu * WEIGHT_BYTES if st.zero == 3 and shard > 1 else 0.0
+    else:
+        per_mb = ls * (f_layer + tp_f + cp.exposed_fwd_s) + head_f + p2p
+        bubble = max(0, pp - m) * per_mb if plan.decode else (pp - 1) * per_mb / v
+    return Pipeline(p2p, per_mb, bubble, m * per_mb + bubble)
+
+
+@dataclass(frozen=True)
+class DPComm:
+    """Data-parallel gradient reduction and parameter gather (ZeRO 0-2) after the last
+    micro-batch: the part its backward does not hide, and the total."""
+
+    exposed_s: float
+    total_s: float
+
+
+def dp_communication(plan: LLMPlan, cluster: ClusterSpec, compute: LLMCompute,
+                     z3: ZeRO3Comm) -> DPComm:
+    """Bucketed reduction overlapping the last backward (the last bucket always exposed);
+    ZeRO-1/2's gather overlapping the next forward. ZeRO-3's traffic is per micro-batch."""
+    if not plan.training:
+        return DPComm(0.0, 0.0)
+    if plan.zero == 3 and plan.shard > 1:
+        return DPComm(0.0, plan.micro_batches * z3.per_micro_batch_s)
+    shard, ls = plan.shard, plan.layers_per_stage
+    if shard == 1:
+        return DPComm(0.0, 0.0)
+    grad_bytes = plan.params_gpu * GRAD_BYTES
+    if plan.zero == 0:
+        red = collective_time_s("all_reduce", grad_bytes, cluster, size=shard, stride=plan.tp)
+        gat = 0.0
+    else:
+        red = collective_time_s("reduce_scatter", grad_bytes, cluster, size=shard,
+                                stride=plan.tp)
+        gat = collective_time_s("all_gather", plan.params_gpu * WEIGHT_BYTES, cluster,
+                                size=shard, stride=plan.tp)
+    window_b = ls * 2 * compute.layer_fwd_s
+    window_f = ls * compute.layer_fwd_s
+    exposed = (max(red / ls, red - window_b)
+               + (max(gat / ls, gat - window_f) if gat else 0.0))
+    return DPComm(exposed, red + gat)
+
+
+def llm_memory(workload: LLMWorkload, plan: LLMPlan, cluster: ClusterSpec, compute: LLMCompute,
+               efficiency: Efficiency, *, global_batch: int) -> MemoryBreakdown:
+    """Weights, gradients, optimizer state (sharded by ZeRO), activations (1F1B in-flight
+    micro-batches, or the KV cache for inference) and ZeRO-3 gather buffers on one GPU."""
+    cfg = workload.model
+    tp, cp, pp, v, m = plan.tp, plan.cp, plan.pp, plan.interleave, plan.micro_batches
+    shard, ls, params_gpu = plan.shard, plan.layers_per_stage, plan.params_gpu
+    act_layer_bytes = compute.layer_activation_bytes
+    if plan.training:
+        rec = plan.recompute
+        weights = params_gpu * WEIGHT_BYTES / (shard if plan.zero == 3 else 1)
+        grads = params_gpu * GRAD_BYTES / (shard if plan.zero >= 2 else 1)
+        optim = params_gpu * OPTIMIZER_BYTES / (shard if plan.zero >= 1 else 1)
+        buffers = (2 * plan.layer_params_gpu * WEIGHT_BYTES if plan.zero == 3 and shard > 1
+                   else 0.0)
         # 1F1B: the first stage holds pp micro-batches; interleaving adds (pp-1)/(pp v) more
         # (Narayanan et al. 2021, Sec. 2.2.2).
         in_flight = min(pp, m) * (1 + (pp - 1) / (pp * v) if v > 1 else 1)
-        stored = (workload.hidden_bytes(mb) / cp / (tp if sp else 1) if rec
+        stored = (workload.hidden_bytes(plan.mb) / cp / plan.sp_split if rec
                   else act_layer_bytes)
-        logits = mb * workload.seq_len * cfg.vocab * 4 / (tp * cp)  # fp32 for the loss
-        activations = in_flight * layers_stage * stored + (act_layer_bytes if rec else 0) + logits
-        sync_points = 1 + (2 * layers_stage * m if st.zero == 3 and shard > 1 else 0)
+        logits = plan.mb * workload.seq_len * cfg.vocab * 4 / (tp * cp)  # fp32 for the loss
+        activations = in_flight * ls * stored + (act_layer_bytes if rec else 0) + logits
     else:
-        fwd = layers_stage * (f_layer + tp_f + cp_exp_f) + head_f + p2p
-        if decode:
-            # Steady-state generation: every stage busy once there are pp micro-batches.
-            bubble = max(0, pp - m) * fwd
-        else:
-            bubble = (pp - 1) * fwd / v
-        iteration = m * fwd + bubble
-        compute_s = m * (layers_stage * f_layer + head_f)
-        recompute_s = 0.0
-        exposed["tp"] = comm["tp"] = m * layers_stage * tp_f
-        exposed["cp"] = m * layers_stage * cp_exp_f
-        comm["cp"] = m * layers_stage * cp_f
-        exposed["pp"] = comm["pp"] = m * p2p
-        model_flops = global_batch * (workload.decode_flops_per_sequence() if decode
-                                      else workload.forward_flops_per_sequence())
         weights = params_gpu * WEIGHT_BYTES
         grads = optim = buffers = 0.0
         # KV heads split over TP up to their number (then replicated). Prefill keeps one
         # micro-batch's cache; decode keeps every resident sequence's.
-        resident = global_batch // dp if decode else mb
-        kv = (2 * layers_stage * cfg.kv_hidden * resident * workload.seq_len
+        resident = global_batch // plan.dp if plan.decode else plan.mb
+        kv = (2 * ls * cfg.kv_hidden * resident * workload.seq_len
               * dtype_bytes(workload.dtype) / (min(tp, cfg.num_kv_heads) * cp))
-        activations = kv + act_layer_bytes + mb * tokens * cfg.vocab * 4 / (tp * cp)
-        sync_points = 1
-    memory = MemoryBreakdown(weights, grads, optim, activations, buffers, eff.reserved_bytes,
-                             cluster.memory_bytes)
+        activations = kv + act_layer_bytes + plan.mb * plan.tokens * cfg.vocab * 4 / (tp * cp)
+    return MemoryBreakdown(weights, grads, optim, activations, buffers,
+                           efficiency.reserved_bytes, cluster.memory_bytes)
+
+
+def evaluate_llm(
+    workload: LLMWorkload,
+    cluster: ClusterSpec,
+    strategy: Strategy,
+    *,
+    global_batch: int,
+    mode: str = "training",
+    efficiency: Efficiency | None = None,
+    executor: HardwareModel | None = None,
+) -> IterationBreakdown:
+    """Time and memory of one iteration of ``workload`` under ``strategy``.
+
+    ``global_batch`` is in sequences; ``executor`` prices every kernel on one GPU (default:
+    ``efficiency.roofline(cluster)``). Raises :class:`StrategyRejected` (a
+    :class:`ConfigError`) naming the reason when the strategy cannot run.
+    """
+    plan = llm_plan(workload, cluster, strategy, global_batch=global_batch, mode=mode)
+    eff = efficiency or Efficiency()
+    gpu = executor or eff.roofline(cluster)
+    compute = llm_compute(workload, plan, gpu)
+    tp = tp_communication(workload, plan, cluster)
+    cp = cp_communication(workload, plan, cluster, compute)
+    z3 = zero3_communication(plan, cluster, compute)
+    rec = recomputation(plan, compute, tp, cp)
+    pipe = pipeline(workload, plan, cluster, compute, tp, cp, z3, rec)
+    dp = dp_communication(plan, cluster, compute, z3)
+    memory = llm_memory(workload, plan, cluster, compute, eff, global_batch=global_batch)
     if not memory.fits:
-        raise StrategyRejected(st, memory.describe())
+        raise StrategyRejected(strategy, memory.describe())
+
+    m, ls = plan.micro_batches, plan.layers_per_stage
+    f_layer, head_f = compute.layer_fwd_s, compute.head_fwd_s
+    if plan.training:
+        optimizer_s = optimizer_step_s(gpu, plan.params_gpu / (plan.shard if plan.zero >= 1
+                                                               else 1))
+        iteration = pipe.pipeline_s + dp.exposed_s + optimizer_s
+        compute_s = m * (ls * 3 * f_layer + 3 * head_f) + optimizer_s
+        passes = 3 if plan.recompute else 2  # TP collectives: forward, backward (, recompute)
+        exposed = {"tp": m * ls * passes * tp.per_layer_s,
+                   "cp": m * ls * (cp.exposed_fwd_s * (2 if plan.recompute else 1)
+                                   + cp.exposed_bwd_s),
+                   "pp": m * 2 * pipe.p2p_s,
+                   "dp": dp.exposed_s + m * (z3.exposed_fwd_s + z3.exposed_bwd_s)}
+        comm = {"tp": exposed["tp"], "cp": m * ls * cp.per_layer_s * (4 if plan.recompute else 3),
+                "pp": exposed["pp"], "dp": dp.total_s}
+        model_flops = workload.training_flops(global_batch)
+        sync_points = 1 + (2 * ls * m if plan.zero == 3 and plan.shard > 1 else 0)
+    else:
+        optimizer_s = 0.0
+        iteration = pipe.pipeline_s
+        compute_s = m * (ls * f_layer + head_f)
+        exposed = {"tp": m * ls * tp.per_layer_s, "cp": m * ls * cp.exposed_fwd_s,
+                   "pp": m * pipe.p2p_s, "dp": 0.0}
+        comm = {"tp": exposed["tp"], "cp": m * ls * cp.per_layer_s, "pp": exposed["pp"],
+                "dp": 0.0}
+        model_flops = global_batch * (workload.decode_flops_per_sequence() if plan.decode
+                                      else workload.forward_flops_per_sequence())
+        sync_points = 1
     return IterationBreakdown(
-        model=workload.name, strategy=str(st), mode=mode, num_gpus=n, global_batch=global_batch,
-        iteration_s=iteration, compute_s=compute_s, recompute_s=recompute_s, bubble_s=bubble,
-        exposed_comm_s=exposed, comm_s=comm,
-        memory=memory, tokens_per_iteration=global_batch * tokens,
+        model=workload.name, strategy=str(strategy), mode=mode, num_gpus=cluster.num_gpus,
+        global_batch=global_batch, iteration_s=iteration, compute_s=compute_s,
+        recompute_s=rec.compute_s, bubble_s=pipe.bubble_s, exposed_comm_s=exposed, comm_s=comm,
+        memory=memory, tokens_per_iteration=global_batch * plan.tokens,
         model_flops=model_flops, peak_flops_per_s=cluster.gpu.peak(eff.dtype),
         sync_points=sync_points,
-        details={"micro_batches": m, "layers_per_stage": layers_stage,
-                 "collectives": _llm_collectives(st, m, layers_stage, mode),
-                 "kernels": m * (layers_stage * len(workload.ops(mode)) + 1)
-                 * ((4 if st.recompute == "full" else 3) if training else 1),
-                 "layer_fwd_s": f_layer, "tp_comm_per_layer_s": tp_f,
-                 "optimizer_s": optimizer_s if training else 0.0},
+        details={"micro_batches": m, "layers_per_stage": ls,
+                 "collectives": _llm_collectives(strategy, m, ls, mode),
+                 "kernels": m * (ls * len(workload.ops(mode)) + 1)
+                 * ((4 if plan.recompute else 3) if plan.training else 1),
+                 "layer_fwd_s": f_layer, "tp_comm_per_layer_s": tp.per_layer_s,
+                 "optimizer_s": optimizer_s},
     )
 
 
@@ -522,64 +738,87 @@ def _lpt_max_load(sizes: list[float], loads: list[float], bins: int) -> tuple[fl
     return max(x[0] for x in heap), max_size
 
 
-def evaluate_dlrm(
-    workload: DLRMWorkload,
-    cluster: ClusterSpec,
-    strategy: DLRMStrategy,
-    *,
-    global_batch: int,
-    mode: str = "training",
-    efficiency: Efficiency | None = None,
-) -> IterationBreakdown:
-    """Time and memory of one DLRM iteration (``global_batch`` samples) under ``strategy``.
+# -- DLRM cost terms --------------------------------------------------------------------------
 
-    Embeddings and MLPs are fp32; the optimizer is row-wise Adagrad for embeddings
-    (one fp32 per row) and Adam for the MLPs (fp32 weights, grads, two moments).
-    """
-    _check_common(global_batch, mode)
-    eff = efficiency or Efficiency()
+#: fp32 Adam step of the MLPs, bytes per parameter: read weight, grad, two moments; write
+#: weight, two moments and the updated copy.
+_ADAM_FP32_STEP_BYTES = 32
+
+
+@dataclass(frozen=True)
+class DLRMCompute:
+    """Forward compute of the dense part (MLPs + interaction) of one GPU's samples, and the
+    bottom MLP's share of it (which overlaps the embedding lookups)."""
+
+    dense_fwd_s: float
+    bottom_fwd_s: float
+
+
+def _dense_operator(workload: DLRMWorkload, samples: int) -> Operator:
+    return Operator(f"{workload.name}.dense", "matmul", (), (),
+                    workload.per_sample["dense_flops"] * samples,
+                    {"fused": "bottom MLP, interaction, top MLP", "samples": samples})
+
+
+def dlrm_compute(workload: DLRMWorkload, samples: int, executor: HardwareModel) -> DLRMCompute:
+    """The dense part priced as one fused kernel over ``samples`` samples (activations of every
+    operator plus the fp32 MLP weights and biases)."""
+    cfg = workload.model
+    op = _dense_operator(workload, samples)
+    macs = math.floor(op.flops / 2)
+    tile = Tile(op, macs=macs, vector_ops=op.flops - 2 * macs,
+                input_bytes=workload.per_sample["dense_act_bytes"] * samples,
+                weight_bytes=cfg.mlp_params * 4)
+    dense_f = executor.operator_cost(tile).latency_s
+    bottom_share = (sum(i * o for i, o in cfg.mlp_layers[:cfg.num_bottom_layers])
+                    / sum(i * o for i, o in cfg.mlp_layers))
+    return DLRMCompute(dense_f, dense_f * bottom_share)
+
+
+@dataclass(frozen=True)
+class EmbeddingTerm:
+    """Embeddings under one sharding: bytes on the busiest GPU, its lookup time, the
+    forward (indices + pooled vectors) and backward (pooled gradients) communication, and
+    the replicas' sparse gradient exchange (training only)."""
+
+    memory_bytes: float
+    lookup_s: float
+    comm_fwd_s: float
+    comm_bwd_s: float
+    sync_s: float
+
+
+def _rows_s(executor: HardwareModel, n_bytes: float) -> float:
+    return executor.operator_cost(Tile(_EMBEDDING_ROWS, input_bytes=n_bytes)).latency_s
+
+
+def embedding_term(workload: DLRMWorkload, cluster: ClusterSpec, strategy: DLRMStrategy, *,
+                   global_batch: int, training: bool, executor: HardwareModel) -> EmbeddingTerm:
+    """Table- or column-wise shards placed largest first (all-to-all), row-wise over all GPUs
+    or a node (all-gather of indices, reduce-scatter of pooled vectors), or replicated."""
     cfg = workload.model
     n, g = cluster.num_gpus, min(cluster.gpus_per_node, cluster.num_gpus)
     nodes = n // g
-    if global_batch % n:
-        raise StrategyRejected(strategy, f"global batch {global_batch} is not divisible by "
-                               f"the {n} data-parallel GPUs")
-    if mode == "decode":
-        raise ConfigError("decode steps apply to LLMs only", field="mode",
-                          allowed=["inference", "training"])
-    training = mode == "training"
-    roof = eff.roofline(cluster, "fp32" if workload.dtype == "fp32" else eff.dtype)
     b_local = global_batch // n
-    ps = workload.per_sample
     d = cfg.embedding_dim
     eb = dtype_bytes(workload.dtype)
     row_bytes = d * eb
     pooled = workload.pooled_bytes_per_sample()
     idx = workload.index_bytes_per_sample()
-    bw = cluster.gpu.hbm_bw_bytes_per_s * eff.memory
     opt_row = 4 if training else 0  # row-wise Adagrad state
-
-    # dense part (bottom and top MLP + interaction), bottom MLP share overlaps the lookups
-    dense_f, _ = roof.time_s(ps["dense_flops"] * b_local,
-                             ps["dense_act_bytes"] * b_local + cfg.mlp_params * 4)
-    bottom_share = (sum(i * o for i, o in cfg.mlp_layers[:len(cfg.bottom_mlp) - 1])
-                    / sum(i * o for i, o in cfg.mlp_layers))
-    bottom_f = dense_f * bottom_share
     lookups_per_table = global_batch * cfg.pooling_factor
     lookups_per_sample = cfg.num_tables * cfg.pooling_factor
     emb_sync = 0.0
     kind = strategy.embedding
     if kind in ("table", "column"):
+        splits = 1
         if kind == "column":
-            splits = 1
             while cfg.num_tables * splits < n and d % (2 * splits) == 0:
                 splits *= 2
-        else:
-            splits = 1
         sizes = [r * (d // splits * eb + opt_row) for r in cfg.table_rows for _ in range(splits)]
         loads = [lookups_per_table * d / splits * eb] * len(sizes)
         max_load_bytes, emb_mem = _lpt_max_load(sizes, loads, n)
-        lookup_s = max_load_bytes / bw
+        lookup_s = _rows_s(executor, max_load_bytes)
         shards_busiest = round(max_load_bytes / loads[0])
         # The busiest GPU sends its shards' pooled vectors for the whole batch; every GPU
         # receives its own samples' vectors of every table.
@@ -589,14 +828,14 @@ def evaluate_dlrm(
         comm_f = idx_s + comm_b
     elif kind == "row":
         emb_mem = sum(r * (row_bytes + opt_row) for r in cfg.table_rows) / n
-        lookup_s = global_batch * lookups_per_sample * row_bytes / n / bw
+        lookup_s = _rows_s(executor, global_batch * lookups_per_sample * row_bytes / n)
         comm_f = (collective_time_s("all_gather", global_batch * idx, cluster, size=n)
                   + collective_time_s("reduce_scatter", global_batch * pooled, cluster, size=n))
         comm_b = collective_time_s("all_gather", global_batch * pooled, cluster, size=n)
     elif kind == "node-row":
         b_node = global_batch // nodes
         emb_mem = sum(r * (row_bytes + opt_row) for r in cfg.table_rows) / g
-        lookup_s = b_node * lookups_per_sample * row_bytes / g / bw
+        lookup_s = _rows_s(executor, b_node * lookups_per_sample * row_bytes / g)
         comm_f = (collective_time_s("all_gather", b_node * idx, cluster, size=g)
                   + collective_time_s("reduce_scatter", b_node * pooled, cluster, size=g))
         comm_b = collective_time_s("all_gather", b_node * pooled, cluster, size=g)
@@ -606,54 +845,123 @@ def evaluate_dlrm(
             emb_sync = collective_time_s("all_gather", touched / g, cluster, size=nodes, stride=g)
     else:  # replicated
         emb_mem = sum(r * (row_bytes + opt_row) for r in cfg.table_rows)
-        lookup_s = b_local * lookups_per_sample * row_bytes / bw
+        lookup_s = _rows_s(executor, b_local * lookups_per_sample * row_bytes)
         comm_f = comm_b = 0.0
         if training and n > 1:
             touched = global_batch * lookups_per_sample * (row_bytes + 8)  # row + index
             emb_sync = collective_time_s("all_gather", touched, cluster, size=n)
-    fwd_crit = max(bottom_f, lookup_s + comm_f) + (dense_f - bottom_f)
-    fwd_compute = max(bottom_f, lookup_s) + (dense_f - bottom_f)
+    return EmbeddingTerm(emb_mem, lookup_s, comm_f, comm_b, emb_sync)
+
+
+@dataclass(frozen=True)
+class DLRMSync:
+    """Training's gradient synchronization after the dense backward: the MLP all-reduce and
+    the embedding replicas' exchange, their total times and the exposed share of each."""
+
+    dp_s: float
+    embedding_s: float
+    exposed_dp_s: float
+    exposed_embedding_s: float
+
+
+def dlrm_sync(workload: DLRMWorkload, cluster: ClusterSpec, emb: EmbeddingTerm,
+              hidden_s: float) -> DLRMSync:
+    """Both overlap the top-MLP backward (``hidden_s``); what is left is split between them
+    in proportion to their times."""
+    ar = collective_time_s("all_reduce", workload.model.mlp_params * 4, cluster,
+                           size=cluster.num_gpus)
+    total = ar + emb.sync_s
+    exposed = max(0.0, total - hidden_s)
+    if total > 0:
+        return DLRMSync(ar, emb.sync_s, exposed * ar / total, exposed * emb.sync_s / total)
+    return DLRMSync(ar, emb.sync_s, 0.0, 0.0)
+
+
+def dlrm_memory(workload: DLRMWorkload, cluster: ClusterSpec, emb: EmbeddingTerm,
+                efficiency: Efficiency, *, samples: int, training: bool) -> MemoryBreakdown:
+    """Embedding shards and fp32 MLP weights (+ gradients and Adam moments when training),
+    activations of ``samples`` samples (kept for the backward when training)."""
+    mlp_params = workload.model.mlp_params
+    activations = (samples * (workload.per_sample["dense_act_bytes"]
+                              + 2 * workload.pooled_bytes_per_sample())
+                   * (2 if training else 1))
+    return MemoryBreakdown(weights_bytes=emb.memory_bytes + mlp_params * 4,
+                           grads_bytes=mlp_params * 4 if training else 0.0,
+                           optimizer_bytes=mlp_params * 8 if training else 0.0,
+                           activations_bytes=activations, buffers_bytes=0.0,
+                           reserved_bytes=efficiency.reserved_bytes,
+                           capacity_bytes=cluster.memory_bytes)
+
+
+def evaluate_dlrm(
+    workload: DLRMWorkload,
+    cluster: ClusterSpec,
+    strategy: DLRMStrategy,
+    *,
+    global_batch: int,
+    mode: str = "training",
+    efficiency: Efficiency | None = None,
+    executor: HardwareModel | None = None,
+) -> IterationBreakdown:
+    """Time and memory of one DLRM iteration (``global_batch`` samples) under ``strategy``.
+
+    Embeddings and MLPs are fp32; the optimizer is row-wise Adagrad for embeddings
+    (one fp32 per row) and Adam for the MLPs (fp32 weights, grads, two moments).
+    ``executor`` prices every kernel on one GPU (default: ``efficiency.roofline``).
+    """
+    _check_common(global_batch, mode)
+    eff = efficiency or Efficiency()
+    n = cluster.num_gpus
+    if global_batch % n:
+        raise StrategyRejected(strategy, f"global batch {global_batch} is not divisible by "
+                               f"the {n} data-parallel GPUs")
+    if mode == "decode":
+        raise ConfigError("decode steps apply to LLMs only", field="mode",
+                          allowed=["inference", "training"])
+    training = mode == "training"
+    dtype = "fp32" if workload.dtype == "fp32" else eff.dtype
+    gpu = executor or eff.roofline(cluster, dtype)
+    b_local = global_batch // n
+    dense = dlrm_compute(workload, b_local, gpu)
+    emb = embedding_term(workload, cluster, strategy, global_batch=global_batch,
+                         training=training, executor=gpu)
+    memory = dlrm_memory(workload, cluster, emb, eff, samples=b_local, training=training)
+    if not memory.fits:
+        raise StrategyRejected(strategy, memory.describe())
+
+    dense_f, bottom_f = dense.dense_fwd_s, dense.bottom_fwd_s
+    # The lookups and their all-to-all overlap the bottom MLP.
+    fwd_crit = max(bottom_f, emb.lookup_s + emb.comm_fwd_s) + (dense_f - bottom_f)
+    fwd_compute = max(bottom_f, emb.lookup_s) + (dense_f - bottom_f)
     exposed = {"all_to_all": fwd_crit - fwd_compute, "dp": 0.0, "embedding_sync": 0.0}
-    comm = {"all_to_all": comm_f, "dp": 0.0, "embedding_sync": 0.0}
+    comm = {"all_to_all": emb.comm_fwd_s, "dp": 0.0, "embedding_sync": 0.0}
+    ps = workload.per_sample
     if training:
         dense_b = 2 * dense_f
         bottom_b = 2 * bottom_f
-        update_s = lookup_s  # write the touched rows back
-        bwd_crit = (dense_b - bottom_b) + max(bottom_b, comm_b + update_s)
+        update_s = emb.lookup_s  # write the touched rows back
+        bwd_crit = (dense_b - bottom_b) + max(bottom_b, emb.comm_bwd_s + update_s)
         bwd_compute = (dense_b - bottom_b) + max(bottom_b, update_s)
         exposed["all_to_all"] += bwd_crit - bwd_compute
-        comm["all_to_all"] += comm_b
-        ar = collective_time_s("all_reduce", cfg.mlp_params * 4, cluster, size=n)
-        comm["dp"], comm["embedding_sync"] = ar, emb_sync
-        hidden = max(0.0, dense_b - bottom_b)
-        total_sync = ar + emb_sync
-        exposed_sync = max(0.0, total_sync - hidden)
-        if total_sync > 0:
-            exposed["dp"] = exposed_sync * ar / total_sync
-            exposed["embedding_sync"] = exposed_sync * emb_sync / total_sync
-        optimizer_s = cfg.mlp_params * 32 / bw
+        comm["all_to_all"] += emb.comm_bwd_s
+        sync = dlrm_sync(workload, cluster, emb, max(0.0, dense_b - bottom_b))
+        comm["dp"], comm["embedding_sync"] = sync.dp_s, sync.embedding_s
+        exposed["dp"], exposed["embedding_sync"] = sync.exposed_dp_s, sync.exposed_embedding_s
+        optimizer_s = optimizer_step_s(gpu, workload.model.mlp_params,
+                                       bytes_per_param=_ADAM_FP32_STEP_BYTES)
         compute_s = fwd_compute + bwd_compute + optimizer_s
         model_flops = 3 * global_batch * (ps["dense_flops"] + ps["emb_flops"])
     else:
         compute_s = fwd_compute
         model_flops = global_batch * (ps["dense_flops"] + ps["emb_flops"])
-    iteration = compute_s + sum(exposed.values())
-    activations = b_local * (ps["dense_act_bytes"] + 2 * pooled) * (2 if training else 1)
-    memory = MemoryBreakdown(weights_bytes=emb_mem + cfg.mlp_params * 4,
-                             grads_bytes=cfg.mlp_params * 4 if training else 0.0,
-                             optimizer_bytes=cfg.mlp_params * 8 if training else 0.0,
-                             activations_bytes=activations, buffers_bytes=0.0,
-                             reserved_bytes=eff.reserved_bytes,
-                             capacity_bytes=cluster.memory_bytes)
-    if not memory.fits:
-        raise StrategyRejected(strategy, memory.describe())
+    cfg = workload.model
     return IterationBreakdown(
         model=workload.name, strategy=str(strategy), mode=mode, num_gpus=n,
-        global_batch=global_batch, iteration_s=iteration, compute_s=compute_s, recompute_s=0.0,
-        bubble_s=0.0, exposed_comm_s=exposed, comm_s=comm, memory=memory,
-        tokens_per_iteration=float(global_batch), model_flops=model_flops,
-        peak_flops_per_s=cluster.gpu.peak("fp32" if workload.dtype == "fp32" else eff.dtype),
-        sync_points=1, details={"lookup_s": lookup_s, "dense_fwd_s": dense_f,
+        global_batch=global_batch, iteration_s=compute_s + sum(exposed.values()),
+        compute_s=compute_s, recompute_s=0.0, bubble_s=0.0, exposed_comm_s=exposed,
+        comm_s=comm, memory=memory, tokens_per_iteration=float(global_batch),
+        model_flops=model_flops, peak_flops_per_s=cluster.gpu.peak(dtype),
+        sync_points=1, details={"lookup_s": emb.lookup_s, "dense_fwd_s": dense_f,
                                 "collectives": (3 if training else 2) + (2 if training else 0),
                                 "kernels": 2 * (len(cfg.mlp_layers) + cfg.num_tables + 2)
                                 * (3 if training else 1)},
@@ -662,13 +970,14 @@ def evaluate_dlrm(
 
 def evaluate(workload: LLMWorkload | DLRMWorkload, cluster: ClusterSpec,
              strategy: Strategy | DLRMStrategy, *, global_batch: int, mode: str = "training",
-             efficiency: Efficiency | None = None) -> IterationBreakdown:
+             efficiency: Efficiency | None = None,
+             executor: HardwareModel | None = None) -> IterationBreakdown:
     """Dispatch to :func:`evaluate_llm` or :func:`evaluate_dlrm` by workload type."""
     if isinstance(workload, LLMWorkload) and isinstance(strategy, Strategy):
         return evaluate_llm(workload, cluster, strategy, global_batch=global_batch, mode=mode,
-                            efficiency=efficiency)
+                            efficiency=efficiency, executor=executor)
     if isinstance(workload, DLRMWorkload) and isinstance(strategy, DLRMStrategy):
         return evaluate_dlrm(workload, cluster, strategy, global_batch=global_batch, mode=mode,
-                             efficiency=efficiency)
+                             efficiency=efficiency, executor=executor)
     raise ConfigError(f"strategy {strategy} does not apply to model {workload.name}",
                       field="strategy")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from ...errors import ConfigError
+from ...hw.models.base import HardwareModel
+from ...loading import ProgressCallback
 from .cluster import ClusterSpec
 from .models import DLRMWorkload, LLMWorkload
 from .parallelism import (
@@ -62,7 +63,7 @@ class SearchResult:
 
         return dict(Counter(re.sub(r"[\d.]+", "#", r) for _, r in self.rejected).most_common())
 
-    def to_dict(self, top: int = 10) -> dict[str, Any]:
+    def to_dict(self, top: int = 10) -> dict[str, object]:
         return {"model": self.model, "mode": self.mode, "num_gpus": self.num_gpus,
                 "global_batch": self.global_batch, "num_evaluated": self.num_evaluated,
                 "num_legal": len(self.ranked), "speedup_vs_baseline": self.speedup,
@@ -88,11 +89,12 @@ def max_usable_gpus(workload: LLMWorkload | DLRMWorkload, cluster: ClusterSpec,
 
 
 def enumerate_strategies(workload: LLMWorkload | DLRMWorkload, cluster: ClusterSpec, *,
-                         global_batch: int, mode: str = "training") -> list[Any]:
+                         global_batch: int,
+                         mode: str = "training") -> list[Strategy] | list[DLRMStrategy]:
     """Every candidate strategy for the cluster's GPU count (legality is checked by
     :func:`~archsim.sim.distributed.parallelism.evaluate`)."""
     if isinstance(workload, DLRMWorkload):
-        return [DLRMStrategy(e) for e in EMBEDDING_SHARDINGS]
+        return [DLRMStrategy(embedding=e) for e in EMBEDDING_SHARDINGS]
     n = cluster.num_gpus
     cfg = workload.model
     out: list[Strategy] = []
@@ -124,7 +126,8 @@ def enumerate_strategies(workload: LLMWorkload | DLRMWorkload, cluster: ClusterS
 
 
 def baseline_strategies(workload: LLMWorkload | DLRMWorkload, cluster: ClusterSpec, *,
-                        mode: str = "training", global_batch: int = 1) -> tuple[list[Any], str]:
+                        mode: str = "training", global_batch: int = 1,
+                        ) -> tuple[list[Strategy] | list[DLRMStrategy], str]:
     """The baseline, in order of preference (the first that runs is used), and its description.
 
     LLMs: data parallel + tensor parallel across one node (TP = GPUs per node, or the largest
@@ -136,7 +139,7 @@ def baseline_strategies(workload: LLMWorkload | DLRMWorkload, cluster: ClusterSp
     n = cluster.num_gpus
     if isinstance(workload, DLRMWorkload):
         kind = "table" if workload.model.num_tables >= n else "column"
-        return [DLRMStrategy(kind)], (f"embeddings sharded {kind}-wise over all GPUs, "
+        return [DLRMStrategy(embedding=kind)], (f"embeddings sharded {kind}-wise over all GPUs, "
                                       "MLPs data parallel")
     cfg = workload.model
     tp = max(t for t in _divisors(min(cluster.gpus_per_node, n))
@@ -160,9 +163,13 @@ def search(
     global_batch: int,
     mode: str = "training",
     efficiency: Efficiency | None = None,
-    progress: bool = False,
+    executor: HardwareModel | None = None,
+    progress: ProgressCallback | None = None,
 ) -> SearchResult:
     """Evaluate every candidate strategy and rank the legal ones by iteration time.
+
+    ``progress(done, total)`` is called after each candidate; ``executor`` prices every
+    kernel (see :func:`~archsim.sim.distributed.parallelism.evaluate`).
 
     Raises :class:`ConfigError` when the cluster has more GPUs than the model can use
     at this batch, or when no strategy fits (with the most common reasons).
@@ -178,17 +185,15 @@ def search(
     cands = enumerate_strategies(workload, cluster, global_batch=global_batch, mode=mode)
     ranked: list[IterationBreakdown] = []
     rejected: list[tuple[str, str]] = []
-    iterator: Any = cands
-    if progress:
-        from rich.progress import track
-
-        iterator = track(cands, description=f"searching {len(cands)} strategies")
-    for st in iterator:
+    candidates: list[Strategy | DLRMStrategy] = list(cands)
+    for done, st in enumerate(candidates, start=1):
         try:
             ranked.append(evaluate(workload, cluster, st, global_batch=global_batch, mode=mode,
-                                   efficiency=efficiency))
+                                   efficiency=efficiency, executor=executor))
         except StrategyRejected as exc:
             rejected.append((str(st), exc.reason))
+        if progress is not None:
+            progress(done, len(candidates))
     if not ranked:
         reasons = Counter(r for _, r in rejected).most_common(3)
         raise ConfigError(
@@ -203,7 +208,7 @@ def search(
     for st in base_cands:
         try:
             baseline = evaluate(workload, cluster, st, global_batch=global_batch, mode=mode,
-                                efficiency=efficiency)
+                                efficiency=efficiency, executor=executor)
             break
         except StrategyRejected as exc:
             description_reason = exc.reason

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ...compilers.graph import TransformerConfig
+from ...compilers.graph import TransformerConfig, get_dlrm
 from ..studies import Comparison, StudyResult
 from .cluster import make_cluster
 from .mlperf import ConvergenceModel, mlperf_score, simulate_time_to_train
-from .models import DLRMWorkload, LLMWorkload, get_dlrm
+from .models import DLRMWorkload, LLMWorkload
 from .parallelism import Efficiency, Strategy, evaluate
 from .search import search
 from .variability import (
@@ -62,7 +62,7 @@ def megatron_crosscheck(efficiency: Efficiency | None = None) -> list[dict]:
         cfg = TransformerConfig(name=name, num_layers=layers, hidden=hidden, num_heads=heads,
                                 ffn_hidden=4 * hidden, vocab=51200,
                                 source="Narayanan et al. 2021, Table 1")
-        wl = LLMWorkload(cfg, seq_len=2048, dtype="bf16")
+        wl = LLMWorkload(model=cfg, seq_len=2048, dtype="bf16")
         cluster = make_cluster(gpu="a100-80gb", num_gpus=gpus, network="ib-hdr")
         st = Strategy(dp=gpus // (tp * pp), tp=tp, pp=pp, micro_batch=1, recompute="full")
         r = evaluate(wl, cluster, st, global_batch=batch, efficiency=efficiency)
@@ -83,7 +83,7 @@ LLAMA2_70B_GPU_HOURS = 1_720_320
 
 def llama2_crosscheck(efficiency: Efficiency | None = None, *, num_gpus: int = 2048) -> dict:
     """GPU-hours of our best strategy for Llama 2 70B on 2T tokens, next to the paper's."""
-    wl = LLMWorkload("llama-70b", seq_len=4096)
+    wl = LLMWorkload(model="llama-70b", seq_len=4096)
     cluster = make_cluster(gpu="a100-80gb", num_gpus=num_gpus, network="ib-hdr")
     res = search(wl, cluster, global_batch=1024, efficiency=efficiency)
     iterations = math.ceil(2e12 / res.best.tokens_per_iteration)
@@ -121,7 +121,7 @@ def run_madmax(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyRes
         cases = [(m, n, b, "llm") for m, n, b in _llm_cases(quick)]
         cases += [(m, n, b, "dlrm") for m, n, b in _dlrm_cases(quick)]
         for model, gpus, batch, family in cases:
-            wl = DLRMWorkload(get_dlrm(model)) if family == "dlrm" else LLMWorkload(model)
+            wl = DLRMWorkload(model=get_dlrm(model)) if family == "dlrm" else LLMWorkload(model=model)
             cluster = make_cluster(num_gpus=gpus, **ckw)
             modes = ("training", "inference") + (("decode",) if family == "llm" else ())
             for mode in modes:
@@ -230,7 +230,7 @@ def run_prism(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResu
     result = StudyResult(name="prism", title="PRISM: training time as a random variable")
     # 1. the best strategy for a 70B model on 64k H100s
     n_big = 65536
-    wl = LLMWorkload("llama-70b", seq_len=4096)
+    wl = LLMWorkload(model="llama-70b", seq_len=4096)
     batch = 4096  # 16M tokens per iteration
     cluster = make_cluster(gpu="h100", num_gpus=n_big, network="ib-ndr")
     res = search(wl, cluster, global_batch=batch)
@@ -314,7 +314,7 @@ def run_prism(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResu
         sens_rows[0]["p99_s"] / best_p99["p99_s"], "x", 1.26,
         f"p99-best {best_p99['strategy']}"))
     # 5. MLPerf time-to-train of DLRM on 128 A100 (Criteo 1TB)
-    dl = DLRMWorkload(get_dlrm("dlrm-mlperf"))
+    dl = DLRMWorkload(model=get_dlrm("dlrm-mlperf"))
     dl_res = search(dl, make_cluster(gpu="a100-80gb", num_gpus=128, network="ib-hdr"),
                     global_batch=65536)
     dl_dist = iteration_distribution(dl_res.best, vm, seed=seed, method="analytic")

@@ -28,21 +28,32 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated
 
 import numpy as np
-from scipy import special, stats
+from pydantic import BeforeValidator
 
 from ...errors import ConfigError
+from ._fields import Config, NonNegativeFinite
 from .parallelism import IterationBreakdown
+
+# scipy.stats costs ~0.5 s to import; it is imported inside the functions that use it.
 
 __all__ = ["VariabilityModel", "IterationDistribution", "iteration_distribution",
            "slowdown_vs_gpus", "probability_of_finishing", "total_time_quantiles",
            "PRISM_DEFAULT"]
 
 
-@dataclass(frozen=True)
-class VariabilityModel:
+def _samples(v: object) -> object:
+    if v is None:
+        return None
+    arr = np.asarray(v, dtype=float)
+    if arr.size < 2 or np.any(arr <= 0) or not np.all(np.isfinite(arr)):
+        raise ConfigError("needs at least two positive finite samples", field="kernel_samples")
+    return tuple(float(x) for x in arr)
+
+
+class VariabilityModel(Config):
     """Variance parameters of the PRISM model (see the module docstring).
 
     Parameters
@@ -60,22 +71,10 @@ class VariabilityModel:
         ranks; it widens the distribution without shifting its mean.
     """
 
-    kernel_sigma: float = 0.05
-    gpu_sigma: float = 0.02
-    kernel_samples: tuple[float, ...] | None = None
-    comm_sigma: float = 0.0
-
-    def __post_init__(self) -> None:
-        for attr in ("kernel_sigma", "gpu_sigma", "comm_sigma"):
-            v = getattr(self, attr)
-            if not (isinstance(v, (int, float)) and v >= 0 and math.isfinite(v)):
-                raise ConfigError(f"must be a finite number >= 0, not {v!r}", field=attr)
-        if self.kernel_samples is not None:
-            arr = np.asarray(self.kernel_samples, dtype=float)
-            if arr.size < 2 or np.any(arr <= 0) or not np.all(np.isfinite(arr)):
-                raise ConfigError("needs at least two positive finite samples",
-                                  field="kernel_samples")
-            object.__setattr__(self, "kernel_samples", tuple(float(x) for x in arr))
+    kernel_sigma: NonNegativeFinite = 0.05
+    gpu_sigma: NonNegativeFinite = 0.02
+    kernel_samples: Annotated[tuple[float, ...] | None, BeforeValidator(_samples)] = None
+    comm_sigma: NonNegativeFinite = 0.0
 
     @property
     def kernel_variance(self) -> float:
@@ -130,7 +129,7 @@ class IterationDistribution:
     grid_s: np.ndarray | None
     cdf: np.ndarray | None
     analytic_method: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, float] = field(default_factory=dict)
 
     def _analytic_quantile(self, q: float) -> float:
         return float(np.interp(q, self.cdf, self.grid_s))
@@ -189,6 +188,8 @@ class IterationDistribution:
 def _segment_max_logcdf(log_x: np.ndarray, a: np.ndarray, mu: float, s: float) -> np.ndarray:
     """``sum_r log Phi((log_x - a_r - mu) / s)`` for each grid point, skipping ranks whose
     term is below double precision (``z > 8.3``)."""
+    from scipy import special
+
     a = np.sort(a)[::-1]
     out = np.zeros_like(log_x)
     # Ranks with a_r <= log_x_min - mu - 8.3 s contribute < 1e-16 at every grid point.
@@ -198,6 +199,180 @@ def _segment_max_logcdf(log_x: np.ndarray, a: np.ndarray, mu: float, s: float) -
         chunk = a_kept[start:start + 4096]
         out += special.log_ndtr((log_x[:, None] - chunk[None, :] - mu) / s).sum(axis=1)
     return out
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """What one distribution is computed from, resolved and validated."""
+
+    det: float
+    noisy: float
+    ranks: int
+    segs: int
+    kernels: float
+    colls: float
+
+
+def _resolve_inputs(breakdown: IterationBreakdown | None, *, deterministic_s: float | None,
+                    noisy_s: float | None, num_ranks: int | None, segments: int | None,
+                    kernels_per_iteration: float | None,
+                    collectives_per_iteration: float | None, samples: int) -> _Inputs:
+    if breakdown is not None:
+        det = breakdown.iteration_s if deterministic_s is None else deterministic_s
+        noisy = (breakdown.compute_s + breakdown.recompute_s + breakdown.bubble_s
+                 if noisy_s is None else noisy_s)
+        ranks = breakdown.num_gpus if num_ranks is None else num_ranks
+        segs = breakdown.sync_points if segments is None else segments
+        kernels = kernels_per_iteration or breakdown.details.get("kernels", 1000)
+        colls = collectives_per_iteration or breakdown.details.get("collectives", 100)
+    else:
+        if deterministic_s is None or noisy_s is None:
+            raise ConfigError("pass a breakdown or both deterministic_s and noisy_s",
+                              field="breakdown")
+        det, noisy = deterministic_s, noisy_s
+        ranks = 1 if num_ranks is None else num_ranks
+        segs = 1 if segments is None else segments
+        kernels = kernels_per_iteration or 1000
+        colls = collectives_per_iteration or 100
+    if not (det > 0 and 0 <= noisy <= det):
+        raise ConfigError(f"need 0 <= noisy_s ({noisy}) <= deterministic_s ({det}) and "
+                          "deterministic_s > 0", field="noisy_s")
+    if not isinstance(ranks, int) or ranks < 1:
+        raise ConfigError(f"must be a positive integer, not {ranks!r}", field="num_ranks")
+    if not isinstance(segs, int) or segs < 1:
+        raise ConfigError(f"must be a positive integer, not {segs!r}", field="segments")
+    if not isinstance(samples, int) or samples < 1:
+        raise ConfigError(f"must be a positive integer, not {samples!r}", field="samples")
+    return _Inputs(det, noisy, ranks, segs, kernels, colls)
+
+
+@dataclass(frozen=True)
+class _Noise:
+    """The model's parameters for one distribution: the segment's log-sigma ``s`` and
+    log-mean ``mu``, the ranks' persistent log speeds ``a`` and the collectives' sigma."""
+
+    s: float
+    mu: float
+    a: np.ndarray
+    comm_s: float
+    comm_sigma: float
+
+
+def _noise(inp: _Inputs, model: VariabilityModel, seed: int) -> _Noise:
+    s = model.segment_sigma(max(1.0, inp.kernels / inp.segs))
+    comm_s = inp.det - inp.noisy
+    sc = model.comm_factor_sigma(max(1.0, inp.colls)) if comm_s > 0 else 0.0
+    return _Noise(s, -s * s / 2, model.gpu_log_speeds(inp.ranks, seed), comm_s, sc)
+
+
+def _mc_segment_maxima(inp: _Inputs, nz: _Noise, model: VariabilityModel,
+                       rng: np.random.Generator, samples: int, brute_force: bool) -> np.ndarray:
+    """The sum over segments of each segment's slowest rank (unit compute), per sample."""
+    from scipy import stats
+
+    s, mu, a, ranks, segs = nz.s, nz.mu, nz.a, inp.ranks, inp.segs
+    seg_sum = np.zeros(samples)
+    if s == 0:
+        seg_sum += segs * float(np.exp(a.max()))
+    elif model.gpu_sigma == 0 and ranks > _IID_EXACT_MIN_RANKS and not brute_force:
+        # Identical ranks: the max of N iid normals is exactly Phi^-1(U^(1/N)).
+        for _ in range(segs):
+            u = rng.random(samples)
+            z = stats.norm.isf(-np.expm1(np.log(u) / ranks))
+            seg_sum += np.exp(a[0] + mu + s * z)
+    else:
+        # Ranks too slow to be the max with probability > 2e-12 per draw are skipped.
+        cut = a.max() - s * (stats.norm.isf(1e-12 / ranks) + stats.norm.isf(1e-12))
+        kept = a if brute_force else a[a >= cut]
+        # max_r(a_r + s z_r) = s max_r(a_r / s + z_r): one pass over the draws fewer
+        a_over_s = (kept / s).astype(np.float32)
+        chunk = max(1, (1 << 22) // kept.size)
+        for _ in range(segs):
+            for i in range(0, samples, chunk):
+                n = min(chunk, samples - i)
+                z = rng.standard_normal((n, kept.size), dtype=np.float32)
+                z += a_over_s
+                seg_sum[i:i + n] += np.exp(s * z.max(axis=1).astype(float) + mu)
+    return seg_sum
+
+
+def _monte_carlo(inp: _Inputs, nz: _Noise, model: VariabilityModel, *, samples: int,
+                 seed: int, brute_force: bool) -> np.ndarray:
+    """Samples of the iteration time: every segment's slowest rank, plus collective noise."""
+    rng = np.random.default_rng([seed, 2])
+    seg_sum = _mc_segment_maxima(inp, nz, model, rng, samples, brute_force)
+    # iteration = deterministic + noisy * (mean segment max - 1): exact when nothing varies
+    mc = inp.det + inp.noisy * (seg_sum / inp.segs - 1.0)
+    if nz.comm_sigma > 0:
+        sc = nz.comm_sigma
+        mc = mc + nz.comm_s * (rng.lognormal(-sc * sc / 2, sc, samples) - 1.0)
+    return mc
+
+
+def _segment_max_cdf(inp: _Inputs, nz: _Noise, model: VariabilityModel,
+                     grid_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """The CDF of one segment's max M (unit compute) on a grid spanning CDF 1e-12 .. 1 - 1e-12.
+
+    The max's CDF lies between Phi_top(x)^N and Phi_top(x) (Phi_top: the fastest-drifting
+    rank), which bounds the grid.
+    """
+    from scipy import special, stats
+
+    s, mu, a, ranks = nz.s, nz.mu, nz.a, inp.ranks
+    top = a.max() + mu
+    lo = top - stats.norm.isf(1e-12) * s
+    hi = top + stats.norm.isf(1e-12 / ranks) * s
+    log_x = np.linspace(lo, hi, grid_points)
+    if model.gpu_sigma == 0:  # identical ranks: Phi^N
+        F = np.exp(ranks * special.log_ndtr((log_x - a[0] - mu) / s))
+    else:
+        F = np.exp(_segment_max_logcdf(log_x, a, mu, s))
+    return np.exp(log_x), F
+
+
+def _mean_of_segments(x: np.ndarray, F: np.ndarray, segs: int,
+                      grid_points: int) -> tuple[np.ndarray, np.ndarray, str]:
+    """The CDF of the mean of ``segs`` iid segment maxima: the density convolved ``segs``
+    times (up to 64 segments), else the normal of the central limit theorem."""
+    if segs == 1:
+        return x, F, "order statistics"
+    from scipy import stats
+
+    # density of M on a uniform grid, convolved segs times (sum of iid maxima)
+    u = np.linspace(x[0], x[-1], grid_points)
+    Fu = np.interp(u, x, F)
+    pmf = np.diff(Fu, prepend=0.0)
+    pmf /= pmf.sum()
+    du = u[1] - u[0]
+    if segs <= 64:
+        total = pmf
+        for _ in range(segs - 1):
+            total = np.convolve(total, pmf)
+        sums = segs * u[0] + du * np.arange(total.size)
+        return sums / segs, np.cumsum(total), f"order statistics, {segs}-fold convolution"
+    mean = float(np.sum(pmf * u))
+    var = float(np.sum(pmf * (u - mean) ** 2))
+    sd = math.sqrt(var / segs)
+    m_grid = np.linspace(mean - 8 * sd, mean + 8 * sd, grid_points)
+    return (m_grid, stats.norm.cdf(m_grid, mean, sd),
+            f"order statistics, normal sum of {segs} segments (CLT)")
+
+
+def _analytic(inp: _Inputs, nz: _Noise, model: VariabilityModel,
+              grid_points: int) -> tuple[np.ndarray, np.ndarray, str]:
+    """The iteration time's CDF on a grid, and how it was computed."""
+    if nz.s == 0:
+        t = inp.det + inp.noisy * (float(np.exp(nz.a.max())) - 1.0)
+        grid, cdf, how = np.array([t, t]), np.array([0.0, 1.0]), "degenerate"
+    else:
+        x, F = _segment_max_cdf(inp, nz, model, grid_points)
+        m_grid, m_cdf, how = _mean_of_segments(x, F, inp.segs, grid_points)
+        grid = inp.det + inp.noisy * (m_grid - 1.0)
+        cdf = np.maximum.accumulate(np.clip(m_cdf, 0.0, 1.0))
+    if nz.comm_sigma > 0:
+        grid, cdf = _add_comm_noise(grid, cdf, nz.comm_s, nz.comm_sigma, grid_points)
+        how += " + collective noise (Gauss-Hermite)"
+    return grid, cdf, how
 
 
 def iteration_distribution(
@@ -229,121 +404,20 @@ def iteration_distribution(
     if method not in ("mc", "analytic", "both"):
         raise ConfigError(f"unknown method '{method}'", field="method",
                           allowed=["analytic", "both", "mc"])
-    if breakdown is not None:
-        det = breakdown.iteration_s if deterministic_s is None else deterministic_s
-        noisy = (breakdown.compute_s + breakdown.recompute_s + breakdown.bubble_s
-                 if noisy_s is None else noisy_s)
-        ranks = breakdown.num_gpus if num_ranks is None else num_ranks
-        segs = breakdown.sync_points if segments is None else segments
-        kernels = kernels_per_iteration or breakdown.details.get("kernels", 1000)
-        colls = collectives_per_iteration or breakdown.details.get("collectives", 100)
-    else:
-        if deterministic_s is None or noisy_s is None:
-            raise ConfigError("pass a breakdown or both deterministic_s and noisy_s",
-                              field="breakdown")
-        det, noisy = deterministic_s, noisy_s
-        ranks = 1 if num_ranks is None else num_ranks
-        segs = 1 if segments is None else segments
-        kernels = kernels_per_iteration or 1000
-        colls = collectives_per_iteration or 100
-    if not (det > 0 and 0 <= noisy <= det):
-        raise ConfigError(f"need 0 <= noisy_s ({noisy}) <= deterministic_s ({det}) and "
-                          "deterministic_s > 0", field="noisy_s")
-    if not isinstance(ranks, int) or ranks < 1:
-        raise ConfigError(f"must be a positive integer, not {ranks!r}", field="num_ranks")
-    if not isinstance(segs, int) or segs < 1:
-        raise ConfigError(f"must be a positive integer, not {segs!r}", field="segments")
-    if not isinstance(samples, int) or samples < 1:
-        raise ConfigError(f"must be a positive integer, not {samples!r}", field="samples")
-    s = model.segment_sigma(max(1.0, kernels / segs))
-    mu = -s * s / 2
-    a = model.gpu_log_speeds(ranks, seed)
-    comm_s = det - noisy
-    sc = model.comm_factor_sigma(max(1.0, colls)) if comm_s > 0 else 0.0
-
-    mc = None
-    if method in ("mc", "both"):
-        rng = np.random.default_rng([seed, 2])
-        seg_sum = np.zeros(samples)
-        if s == 0:
-            seg_sum += segs * float(np.exp(a.max()))
-        elif model.gpu_sigma == 0 and ranks > _IID_EXACT_MIN_RANKS and not brute_force:
-            # Identical ranks: the max of N iid normals is exactly Phi^-1(U^(1/N)).
-            for _ in range(segs):
-                u = rng.random(samples)
-                z = stats.norm.isf(-np.expm1(np.log(u) / ranks))
-                seg_sum += np.exp(a[0] + mu + s * z)
-        else:
-            # Ranks too slow to be the max with probability > 2e-12 per draw are skipped.
-            cut = a.max() - s * (stats.norm.isf(1e-12 / ranks) + stats.norm.isf(1e-12))
-            kept = a if brute_force else a[a >= cut]
-            # max_r(a_r + s z_r) = s max_r(a_r / s + z_r): one pass over the draws fewer
-            a_over_s = (kept / s).astype(np.float32)
-            chunk = max(1, (1 << 22) // kept.size)
-            for _ in range(segs):
-                for i in range(0, samples, chunk):
-                    n = min(chunk, samples - i)
-                    z = rng.standard_normal((n, kept.size), dtype=np.float32)
-                    z += a_over_s
-                    seg_sum[i:i + n] += np.exp(s * z.max(axis=1).astype(float) + mu)
-        # iteration = deterministic + noisy * (mean segment max - 1): exact when nothing varies
-        mc = det + noisy * (seg_sum / segs - 1.0)
-        if sc > 0:
-            mc = mc + comm_s * (rng.lognormal(-sc * sc / 2, sc, samples) - 1.0)
-
+    inp = _resolve_inputs(breakdown, deterministic_s=deterministic_s, noisy_s=noisy_s,
+                          num_ranks=num_ranks, segments=segments,
+                          kernels_per_iteration=kernels_per_iteration,
+                          collectives_per_iteration=collectives_per_iteration, samples=samples)
+    nz = _noise(inp, model, seed)
+    mc = (_monte_carlo(inp, nz, model, samples=samples, seed=seed, brute_force=brute_force)
+          if method in ("mc", "both") else None)
     grid = cdf = None
     how = ""
     if method in ("analytic", "both"):
-        if s == 0:
-            m_det = float(np.exp(a.max()))
-            t = det + noisy * (m_det - 1.0)
-            grid, cdf, how = np.array([t, t]), np.array([0.0, 1.0]), "degenerate"
-        else:
-            # grid of the segment max M (unit compute) wide enough for CDF 1e-12 .. 1 - 1e-12
-            # The max's CDF lies between Phi_top(x)^N and Phi_top(x) (Phi_top: the fastest-
-            # drifting rank), so this grid spans CDF 1e-12 .. 1 - 1e-12.
-            top = a.max() + mu
-            lo = top - stats.norm.isf(1e-12) * s
-            hi = top + stats.norm.isf(1e-12 / ranks) * s
-            log_x = np.linspace(lo, hi, grid_points)
-            x = np.exp(log_x)
-            if model.gpu_sigma == 0:  # identical ranks: Phi^N
-                F = np.exp(ranks * special.log_ndtr((log_x - a[0] - mu) / s))
-            else:
-                F = np.exp(_segment_max_logcdf(log_x, a, mu, s))
-            if segs == 1:
-                m_grid, m_cdf, how = x, F, "order statistics"
-            else:
-                # density of M on a uniform grid, convolved segs times (sum of iid maxima)
-                u = np.linspace(x[0], x[-1], grid_points)
-                Fu = np.interp(u, x, F)
-                pmf = np.diff(Fu, prepend=0.0)
-                pmf /= pmf.sum()
-                du = u[1] - u[0]
-                if segs <= 64:
-                    total = pmf
-                    for _ in range(segs - 1):
-                        total = np.convolve(total, pmf)
-                    sums = segs * u[0] + du * np.arange(total.size)
-                    m_grid = sums / segs
-                    m_cdf = np.cumsum(total)
-                    how = f"order statistics, {segs}-fold convolution"
-                else:
-                    mean = float(np.sum(pmf * u))
-                    var = float(np.sum(pmf * (u - mean) ** 2))
-                    sd = math.sqrt(var / segs)
-                    m_grid = np.linspace(mean - 8 * sd, mean + 8 * sd, grid_points)
-                    m_cdf = stats.norm.cdf(m_grid, mean, sd)
-                    how = f"order statistics, normal sum of {segs} segments (CLT)"
-            grid = det + noisy * (m_grid - 1.0)
-            cdf = np.clip(m_cdf, 0.0, 1.0)
-            cdf = np.maximum.accumulate(cdf)
-        if sc > 0:
-            grid, cdf = _add_comm_noise(grid, cdf, comm_s, sc, grid_points)
-            how += " + collective noise (Gauss-Hermite)"
-    return IterationDistribution(deterministic_s=det, noisy_s=noisy, num_ranks=ranks,
-                                 segments=segs, segment_sigma=s, samples_s=mc, grid_s=grid,
-                                 cdf=cdf, analytic_method=how)
+        grid, cdf, how = _analytic(inp, nz, model, grid_points)
+    return IterationDistribution(deterministic_s=inp.det, noisy_s=inp.noisy,
+                                 num_ranks=inp.ranks, segments=inp.segs, segment_sigma=nz.s,
+                                 samples_s=mc, grid_s=grid, cdf=cdf, analytic_method=how)
 
 
 def _add_comm_noise(grid: np.ndarray, cdf: np.ndarray, comm_s: float, sc: float,
@@ -351,6 +425,8 @@ def _add_comm_noise(grid: np.ndarray, cdf: np.ndarray, comm_s: float, sc: float,
     """CDF of ``X + comm_s (F - 1)``, X given by (grid, cdf), F a mean-1 log-normal of
     log-sigma ``sc``: ``P(T <= t) = sum_j P(X = x_j) P(comm_s (F - 1) <= t - x_j)``, the
     second factor in closed form."""
+    from scipy import stats
+
     mu_c = -sc * sc / 2
     z_tail = stats.norm.isf(1e-12)
     lo = grid[0] + comm_s * (math.exp(mu_c - sc * z_tail) - 1.0)
@@ -377,6 +453,8 @@ def probability_of_finishing(dist: IterationDistribution | Sequence[IterationDis
     A sequence of distributions (one per cluster draw, i.e. per GPU allocation) gives the
     mixture: the probability for a job whose allocation is not known in advance.
     """
+    from scipy import stats
+
     if not isinstance(iterations, int) or iterations < 1:
         raise ConfigError(f"must be a positive integer, not {iterations!r}", field="iterations")
     dists = [dist] if isinstance(dist, IterationDistribution) else list(dist)
@@ -398,6 +476,8 @@ def total_time_quantiles(dist: IterationDistribution, iterations: int,
     :func:`probability_of_finishing`)."""
     if not isinstance(iterations, int) or iterations < 1:
         raise ConfigError(f"must be a positive integer, not {iterations!r}", field="iterations")
+    from scipy import stats
+
     method = "analytic" if dist.cdf is not None else "mc"
     mean = iterations * dist.mean_s(method=method)
     sd = math.sqrt(iterations) * dist.std_s(method=method)
