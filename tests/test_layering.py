@@ -73,10 +73,7 @@ LAZY_ALLOWED: dict[tuple[str, str], str] = {
 #: Violations present when this test was written, fixed on other issue-11 branches; the lead
 #: empties this when merging them. (rule, importing module, imported module); a cycle is
 #: ("cycle", *its members sorted).
-KNOWN_VIOLATIONS: frozenset[tuple[str, ...]] = frozenset({
-    # The distributed-training engine package re-exports its studies (MAD-Max, PRISM).
-    ("study", "archsim.sim.distributed", "archsim.sim.distributed.study"),
-})
+KNOWN_VIOLATIONS: frozenset[tuple[str, ...]] = frozenset()
 
 
 @dataclass(frozen=True)
