@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...outputs import save_figure, write_csv, write_json
+from .config import AcceleratorConfig, DSLAcceleratorConfig
 from .energy import EnergyBreakdown, energy_breakdown
 
 __all__ = ["CATEGORIES", "TransferTotals", "OperatorRecord", "SocResult", "attribute",
@@ -315,7 +316,7 @@ def _stacked_bar(ax: Any, parts: dict[str, float], scale: float, colors: dict[st
               bbox_to_anchor=(0.5, 1.6))
 
 
-def _accelerator_assumption(acc: Any) -> str:
+def _accelerator_assumption(acc: AcceleratorConfig) -> str:
     from .area import accelerator_area
 
     area = accelerator_area(acc)
@@ -324,10 +325,12 @@ def _accelerator_assumption(acc: Any) -> str:
              "synthesis": "Yosys NanGate45 cell area of the RTL + scratchpad SRAM"}
     text = (f"accelerator '{acc.label}' ({acc.kind}): area {area.total_mm2:.4g} mm^2 each from "
             f"{where[area.source]}")
-    if acc.kind == "dsl":
+    if isinstance(acc, DSLAcceleratorConfig):
+        from ...hw.models import DSLModel
         from .accelerators import load_design, make_accelerator_model
 
         model = make_accelerator_model(acc)
+        assert isinstance(model, DSLModel)
         m, k, n = model.tile
         text += (f"; kernel {acc.kernel} compiled once at {load_design(acc).clock_ns} ns: "
                  f"{m}x{k}x{n} tile, {model.invocation_cycles} cycles and "
