@@ -353,7 +353,7 @@ class CallableModel(TileModel):
         except TypeError:
             cycles = -1
         if cycles < 0:
-            raise SimulationError(f"cycles model '{self.cycles_name or self.cycles!r}' returned "
+            raise SimulationError(f"cycles model '{self.cycles_name or repr(self.cycles)}' returned "
                                   f"{raw!r} for m={m}, k={k}, n={n}; expected a "
                                   f"non-negative int")
         return cycles
