@@ -103,8 +103,9 @@ def _positive_int(name: str, value: object) -> int:
 
 
 def _non_negative(name: str, value: object, *, integer: bool = False) -> None:
-    ok = isinstance(value, int) if integer else isinstance(value, int | float)
-    if isinstance(value, bool) or not ok or not value >= 0 or not math.isfinite(value):
+    number = isinstance(value, int) if integer else isinstance(value, int | float)
+    if isinstance(value, bool) or not number or not isinstance(value, int | float) or \
+            not (value >= 0 and math.isfinite(value)):
         kind = "int" if integer else "number"
         raise ConfigError(f"must be a finite {kind} >= 0, not {value!r}", field=name)
 

@@ -408,7 +408,7 @@ class SoCConfig(_Model):
         return self
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], *, file: str | None = None) -> SoCConfig:
+    def from_dict(cls, data: Mapping[str, object], *, file: str | None = None) -> SoCConfig:
         """Validate a parsed TOML document; errors name ``file``, the field and allowed values."""
         try:
             return cls.model_validate(data)
@@ -480,13 +480,14 @@ def _config_error(exc: ValidationError, file: str | None, *,
     loc, kind = _split_kind(loc, root_is_accelerator)
     etype = err["type"]
     if etype in ("union_tag_invalid", "union_tag_not_found"):
-        field = _field_path((*loc, "kind"))
-        allowed = list(ACCELERATOR_KINDS)
+        kind_field = _field_path((*loc, "kind"))
+        kinds = list(ACCELERATOR_KINDS)
         if etype == "union_tag_not_found":
-            return ConfigError("required field is missing", file=file, field=field,
-                               allowed=allowed)
+            return ConfigError("required field is missing", file=file, field=kind_field,
+                               allowed=kinds)
         tag = err.get("ctx", {}).get("tag", err.get("input"))
-        return ConfigError(f"invalid value {tag!r}", file=file, field=field, allowed=allowed)
+        return ConfigError(f"invalid value {tag!r}", file=file, field=kind_field,
+                           allowed=kinds)
     field = _field_path(loc) or None
     name = loc[-1] if loc and isinstance(loc[-1], str) else None
     # A field directly on an accelerator of a known kind (not inside its scratchpads).
@@ -494,16 +495,16 @@ def _config_error(exc: ValidationError, file: str | None, *,
     if etype == "extra_forbidden":
         if on_kind and kind is not None and name is not None:
             cls = ACCELERATOR_CONFIGS[kind]
-            allowed = sorted(cls.model_fields)
+            fields_of_kind = sorted(cls.model_fields)
             if name in cls.field_hints:
                 return ConfigError(cls.field_hints[name], file=file, field=field,
-                                   allowed=allowed)
+                                   allowed=fields_of_kind)
             owners = [k for k, c in ACCELERATOR_CONFIGS.items() if name in c.model_fields]
             if owners:
-                kinds = " or ".join(f"'{k}'" for k in sorted(owners))
-                return ConfigError(f"{name} only used with kind {kinds}, not '{kind}'",
-                                   file=file, field=field, allowed=allowed)
-            return ConfigError("unknown field", file=file, field=field, allowed=allowed)
+                owned_by = " or ".join(f"'{k}'" for k in sorted(owners))
+                return ConfigError(f"{name} only used with kind {owned_by}, not '{kind}'",
+                                   file=file, field=field, allowed=fields_of_kind)
+            return ConfigError("unknown field", file=file, field=field, allowed=fields_of_kind)
         parent = [p for p in loc[:-1] if isinstance(p, str)]
         model = _MODELS_BY_SECTION.get(parent[-1]) if parent else SoCConfig
         allowed = sorted(model.model_fields) if model is not None else None

@@ -44,8 +44,8 @@ import heapq
 import math
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar, overload
 
 from ...compilers.graph import WorkloadGraph
 from ...errors import ConfigError
@@ -57,6 +57,8 @@ from .results import SocResult, TransferTotals, build_result
 from .tiling import OperatorPlan, Step, plan_operator
 
 __all__ = ["EventQueue", "Server", "simulate"]
+
+_T = TypeVar("_T")
 
 
 class EventQueue:
@@ -70,7 +72,13 @@ class EventQueue:
         self._seq = 0
         self.events = 0
 
-    def at(self, t: float, fn: Callable[[Any], None], arg: Any = None) -> None:
+    @overload
+    def at(self, t: float, fn: Callable[[None], None]) -> None: ...
+
+    @overload
+    def at(self, t: float, fn: Callable[[_T], None], arg: _T) -> None: ...
+
+    def at(self, t: float, fn: Callable[[Any], None], arg: object = None) -> None:
         """Call ``fn(arg)`` at time ``t`` (never before :attr:`now`)."""
         self._seq += 1
         heapq.heappush(self._heap, (t, self._seq, fn, arg))
@@ -101,8 +109,16 @@ class Server:
         self.queue: deque[tuple[float, str, int, Callable[[Any], None], Any]] = deque()
         self.intervals: list[tuple[float, float, str, int]] = []
 
+    @overload
     def submit(self, duration_s: float, category: str, op_index: int,
-               done: Callable[[Any], None], arg: Any = None) -> None:
+               done: Callable[[None], None]) -> None: ...
+
+    @overload
+    def submit(self, duration_s: float, category: str, op_index: int,
+               done: Callable[[_T], None], arg: _T) -> None: ...
+
+    def submit(self, duration_s: float, category: str, op_index: int,
+               done: Callable[[Any], None], arg: object = None) -> None:
         """Run a task of ``duration_s`` when a slot is free, then call ``done(arg)``."""
         if self.busy < self.capacity:
             self._start(duration_s, category, op_index, done, arg)
@@ -178,7 +194,7 @@ class _Simulation:
         self.prep = Server(q, "cpu:prep", capacity=cpu.data_prep_threads)
         self.dram = Server(q, "dram")
         self.acp = Server(q, "acp")
-        accs = []
+        accs: list[_Accelerator] = []
         for acc_cfg, model in zip(config.accelerators, models, strict=True):
             for _ in range(acc_cfg.count):
                 accs.append(_Accelerator(q, len(accs), model))
@@ -413,6 +429,7 @@ class _Simulation:
         self._db_kick(acc)
 
     def _db_computed(self, acc: _Accelerator) -> None:
+        assert acc.computing is not None  # this callback ends the step that is computing
         item, i = acc.computing
         acc.computing = None
         if i == len(item[1]) - 1:
@@ -463,7 +480,7 @@ class _Simulation:
             yield a.server
 
 
-def _acp_footprint(plan: OperatorPlan, policy: dict[str, str]) -> float:
+def _acp_footprint(plan: OperatorPlan, policy: Mapping[str, str]) -> float:
     """Distinct bytes an operator moves over the coherent port (its tiles of every tensor
     class whose policy is ACP)."""
     total = plan.output_bytes if policy["output"] == "acp" else 0.0
@@ -516,7 +533,8 @@ def simulate(config: SoCConfig, graph: WorkloadGraph, *,
     t0 = time.perf_counter()
     spads = config.accelerators[0].scratchpads
     if models is None:
-        pool = [make_accelerator_model(a, config.energy) for a in config.accelerators]
+        pool: list[HardwareModel] = [make_accelerator_model(a, config.energy)
+                                     for a in config.accelerators]
     else:
         pool = list(models)
         if len(pool) != len(config.accelerators):

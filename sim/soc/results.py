@@ -11,13 +11,18 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...outputs import save_figure, write_csv, write_json
-from .config import AcceleratorConfig, DSLAcceleratorConfig
+from .config import AcceleratorConfig, DSLAcceleratorConfig, SoCConfig
 from .energy import EnergyBreakdown, energy_breakdown
+
+if TYPE_CHECKING:
+    from ...compilers.graph import WorkloadGraph
+    from .engine import Server
+    from .tiling import OperatorPlan
 
 __all__ = ["CATEGORIES", "TransferTotals", "OperatorRecord", "SocResult", "attribute",
            "build_result"]
@@ -339,7 +344,8 @@ def _accelerator_assumption(acc: AcceleratorConfig) -> str:
     return text
 
 
-def build_result(*, config: Any, graph: Any, plans: list[Any], servers: list[Any],
+def build_result(*, config: SoCConfig, graph: WorkloadGraph, plans: list[OperatorPlan],
+                 servers: list[Server],
                  op_windows: list[tuple[float, float]], totals: TransferTotals, macs: int,
                  vector_ops: float, spad_bytes: float, events: int, wall_time_s: float,
                  accelerators: int,
