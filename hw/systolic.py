@@ -1,4 +1,4 @@
-"""R x C systolic arrays of :class:`~archsim.hw.pe.MACPE` and their analytical cycle model.
+"""R x C systolic arrays of :class:`~archsim.hw.pe.MACPE` (the RTL of SCALE-Sim's fold model).
 
 Two dataflows, after SCALE-Sim (Samajdar et al., "A Systematic Methodology for
 Characterizing Scalability of DNN Accelerators using SCALE-Sim", ISPASS 2020). For
@@ -19,15 +19,20 @@ Characterizing Scalability of DNN Accelerators using SCALE-Sim", ISPASS 2020). F
 
 Cycles per fold, counted from the fold's first input on the array's ports to the cycle its
 last result is complete (OS: ``done``, the bottom-right accumulator is final; WS: the last
-partial sum is on ``psum``): ``R + C + T - 2`` (OS) and ``2R + C + T - 2`` (WS).
-Folds run one after another without overlap, as SCALE-Sim assumes, so a matmul takes
-``folds * cycles_per_fold``. The skew is done by delay registers inside the array, so the
-stimulus presents a fold's operands unskewed, one ``K`` (OS) or ``M`` (WS) index per cycle.
+partial sum is on ``psum``): ``R + C + T - 2`` (OS: the operands stream for ``T`` cycles
+and the skew adds ``R - 1`` and ``C - 1``) and ``2R + C + T - 2`` (WS: ``R`` more for the
+weight preload). The OS figure is the one SCALE-Sim v3 uses for output-stationary; the
+ISPASS 2020 paper writes one expression, ``2R + C + T - 2``, for every dataflow, ``R`` more
+than this for OS (the output drain). Here the OS tile drains through a row multiplexer in
+the ``R`` cycles after ``done`` while the next fold already streams in, so only the last
+fold's drain (``R - 1`` cycles) goes uncounted. Folds run one after another without overlap, as SCALE-Sim
+assumes, so a matmul takes ``folds * cycles_per_fold``. The skew is done by delay registers
+inside the array, so the stimulus presents a fold's operands unskewed, one ``K`` (OS) or
+``M`` (WS) index per cycle.
 
-These are the formulas the project fixed (issue 2). SCALE-Sim's ISPASS 2020 model writes
-``2R + C + T - 2`` for every dataflow, its extra ``R`` being the output drain. Here the OS
-tile drains through a row multiplexer in the ``R`` cycles after ``done``, while the next
-fold already streams in, so only the last fold's drain (``R - 1`` cycles) goes uncounted.
+The analytical model (:func:`fold_count`, :func:`fold_t`, :func:`fold_cycles`,
+:func:`matmul_cycles`) lives with the other cost models in :mod:`archsim.hw.models.systolic`
+and is re-exported here; the RTL's measured cycles are tested against it.
 """
 
 from __future__ import annotations
@@ -41,78 +46,20 @@ from amaranth.lib.wiring import In, Out
 
 from ..errors import SimulationError
 from .checks import check_bool, check_positive, silence_unused
+from .models.systolic import (
+    DATAFLOWS,
+    fold_count,
+    fold_cycles,
+    fold_t,
+    matmul_cycles,
+)
+from .models.systolic import check_dataflow as _check_dataflow
 from .pe import MACPE
 
 __all__ = [
     "DATAFLOWS", "SystolicArray", "MatmulStimulus",
     "fold_count", "fold_cycles", "fold_t", "matmul_cycles",
 ]
-
-#: The dataflows :class:`SystolicArray` and the cycle model support.
-DATAFLOWS = ("os", "ws")
-
-
-def _check_dataflow(dataflow: object) -> str:
-    if not isinstance(dataflow, str) or dataflow not in DATAFLOWS:
-        raise ValueError(f"dataflow must be one of 'os', 'ws', not {dataflow!r}")
-    return dataflow
-
-
-def _ceil_div(x: int, y: int) -> int:
-    return -(-x // y)
-
-
-# --- analytical model (pure Python: the SoC simulator calls it in inner loops) ---------------
-
-def fold_count(*, rows: int, cols: int, m: int, k: int, n: int, dataflow: str) -> int:
-    """Number of folds (array-sized tiles run one after another) of ``A[m, k] @ B[k, n]``.
-
-    ``ceil(m / rows) * ceil(n / cols)`` for ``"os"`` (output tiles);
-    ``ceil(k / rows) * ceil(n / cols)`` for ``"ws"`` (weight tiles).
-    """
-    rows, cols = check_positive("rows", rows), check_positive("cols", cols)
-    m, k, n = check_positive("m", m), check_positive("k", k), check_positive("n", n)
-    if _check_dataflow(dataflow) == "os":
-        return _ceil_div(m, rows) * _ceil_div(n, cols)
-    return _ceil_div(k, rows) * _ceil_div(n, cols)
-
-
-def fold_t(*, m: int, k: int, n: int, dataflow: str) -> int:
-    """The ``T`` of :func:`fold_cycles` for ``A[m, k] @ B[k, n]``.
-
-    ``k`` for ``"os"`` (operand pairs each PE accumulates), ``m`` for ``"ws"`` (rows of ``A``
-    streamed past each weight tile). ``n`` only takes part in the validation.
-    """
-    m, k = check_positive("m", m), check_positive("k", k)
-    check_positive("n", n)
-    return k if _check_dataflow(dataflow) == "os" else m
-
-
-def fold_cycles(*, rows: int, cols: int, t: int, dataflow: str) -> int:
-    """Cycles of one fold: ``rows + cols + t - 2`` (OS) or ``2 * rows + cols + t - 2`` (WS).
-
-    Parameters
-    ----------
-    rows, cols : int
-        Array size ``R`` x ``C``.
-    t : int
-        Temporal length of the fold (see :func:`fold_t`): ``K`` for OS, ``M`` for WS.
-    dataflow : str
-        ``"os"`` or ``"ws"``.
-    """
-    rows, cols = check_positive("rows", rows), check_positive("cols", cols)
-    t = check_positive("t", t)
-    if _check_dataflow(dataflow) == "os":
-        return rows + cols + t - 2
-    return 2 * rows + cols + t - 2
-
-
-def matmul_cycles(*, rows: int, cols: int, m: int, k: int, n: int, dataflow: str) -> int:
-    """Cycles of ``A[m, k] @ B[k, n]`` on an R x C array: folds x cycles per fold."""
-    folds = fold_count(rows=rows, cols=cols, m=m, k=k, n=n, dataflow=dataflow)
-    t = fold_t(m=m, k=k, n=n, dataflow=dataflow)
-    return folds * fold_cycles(rows=rows, cols=cols, t=t, dataflow=dataflow)
-
 
 # --- the RTL ----------------------------------------------------------------------------------
 

@@ -7,11 +7,13 @@ import pytest
 
 from archsim.compilers.graph import TensorSpec, WorkloadGraph, linear
 from archsim.errors import ConfigError
+from archsim.hw.models import Tile
 from archsim.sim.matmul import run_matmul
 from archsim.sim.soc import (
-    AcceleratorConfig,
+    ModelAcceleratorConfig,
+    SMVAcceleratorConfig,
     SoCConfig,
-    Step,
+    SystolicAcceleratorConfig,
     energy_breakdown,
     make_accelerator_model,
     simulate,
@@ -29,7 +31,7 @@ TILES = [(6, 5, 7), (4, 4, 4), (3, 9, 2)]
 @pytest.mark.parametrize("dataflow", ["os", "ws"])
 def test_systolic_tile_latency_equals_rtl_cycles(dataflow):
     rng = np.random.default_rng(0)
-    model = make_accelerator_model(AcceleratorConfig(kind="systolic", rows=4, cols=4,
+    model = make_accelerator_model(SystolicAcceleratorConfig(kind="systolic", rows=4, cols=4,
                                                      dataflow=dataflow))
     for m, k, n in TILES:
         a = rng.integers(-8, 8, size=(m, k))
@@ -53,13 +55,14 @@ def test_simulated_systolic_compute_time_is_rtl_cycles():
 
 
 def test_smv_cycles_nvdla_like():
-    model = make_accelerator_model(AcceleratorConfig(kind="smv", pipeline_cycles=3))
+    model = make_accelerator_model(SMVAcceleratorConfig(kind="smv", pipeline_cycles=3))
     # 100 output pixels, 70 input channels, 20 output channels, 3x3 window:
     # ceil(20 / 8 PEs) * ceil(70 / 32 lanes) * 100 * 9 + 3 pipeline cycles.
-    step = Step(input_key=("i",), input_bytes=0, weight_key=None, weight_bytes=0, macs=0,
-                gemm=(100, 630, 20), conv=(100, 70, 20, 9))
-    assert model.step_cycles(step) == 3 * 3 * 100 * 9 + 3
-    assert model.step_cost(step).latency_s == pytest.approx((3 * 3 * 900 + 3) / 1e9)
+    op = linear("fc", TensorSpec("x", (1, 1), "fp16"), out_features=1, bias=False)
+    tile = Tile(op=op, gemm=(100, 630, 20), conv=(100, 70, 20, 9))
+    assert model.tile_cycles(tile) == 3 * 3 * 100 * 9 + 3
+    assert model.operator_cost(tile).latency_s == pytest.approx((3 * 3 * 900 + 3) / 1e9)
+    assert model.operator_cost(tile).cycles == 3 * 3 * 100 * 9 + 3
 
 
 def test_energy_closed_form():
@@ -122,7 +125,7 @@ def test_add_carbon_amortizes_embodied():
 def test_accelerator_is_a_hardware_model():
     from archsim.hw.models import HardwareModel
 
-    cfg = AcceleratorConfig(kind="systolic", rows=8, cols=8, dataflow="os", frequency_hz=1e9)
+    cfg = SystolicAcceleratorConfig(kind="systolic", rows=8, cols=8, dataflow="os", frequency_hz=1e9)
     model = make_accelerator_model(cfg)
     assert isinstance(model, HardwareModel)
     op = linear("fc", TensorSpec("x", (20, 30), "fp16"), out_features=12, bias=False)
@@ -155,7 +158,7 @@ def test_model_accelerator_uses_the_designs_cycles(tmp_path, monkeypatch):
     with pytest.raises(SimulationError, match="returned -1.5"):
         simulate(bad, g)
     with pytest.raises(ConfigError, match="cannot load cycles model") as exc:
-        make_accelerator_model(AcceleratorConfig(kind="model",
+        make_accelerator_model(ModelAcceleratorConfig(kind="model",
                                                  cycles_model="soc_cycles_probe:nope"))
     assert exc.value.field == "accelerators.cycles_model"
 
@@ -163,7 +166,7 @@ def test_model_accelerator_uses_the_designs_cycles(tmp_path, monkeypatch):
 def test_model_accelerator_config_errors():
     with pytest.raises(ConfigError) as exc:
         SoCConfig.from_dict({"accelerators": [{"kind": "model"}]}, file="x.toml")
-    assert exc.value.file == "x.toml" and exc.value.field == "accelerators[0]"
+    assert exc.value.file == "x.toml" and exc.value.field == "accelerators[0].cycles_model"
     assert "needs cycles_model" in str(exc.value)
     with pytest.raises(ConfigError, match="only used with kind 'model'"):
         SoCConfig.from_dict({"accelerators": [{"kind": "smv", "cycles_model": "a:b"}]})

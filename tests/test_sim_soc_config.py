@@ -120,3 +120,47 @@ def test_with_changes_validates():
     with pytest.raises(ConfigError) as exc:
         cfg.with_changes(accelerators=0)
     assert exc.value.field == "accelerators[0].count"
+
+
+def test_each_kind_is_its_own_model(tmp_path):
+    from archsim.sim.soc import (
+        DSLAcceleratorConfig,
+        ModelAcceleratorConfig,
+        SMVAcceleratorConfig,
+        SystolicAcceleratorConfig,
+    )
+
+    for name in ("smaug_baseline", "systolic_soc", "dsl_soc"):
+        load_soc_config(CONFIGS / f"{name}.toml")  # the shipped files, unchanged
+    text = ('[[accelerators]]\nkind = "systolic"\n[[accelerators]]\nkind = "smv"\n'
+            '[[accelerators]]\nkind = "model"\ncycles_model = "a:b"\n'
+            '[[accelerators]]\nkind = "dsl"\nkernel = "a:b"\n')
+    cfg = load_soc_config(_write(tmp_path, text))
+    assert [type(a) for a in cfg.accelerators] == [
+        SystolicAcceleratorConfig, SMVAcceleratorConfig, ModelAcceleratorConfig,
+        DSLAcceleratorConfig]
+    assert "rows" not in SMVAcceleratorConfig.model_fields
+    assert "kernel" not in SystolicAcceleratorConfig.model_fields
+
+
+def test_field_of_another_kind_names_the_kind_and_the_allowed_fields(tmp_path):
+    p = _write(tmp_path, '[[accelerators]]\nkind = "smv"\nrows = 4\n')
+    with pytest.raises(ConfigError) as exc:
+        load_soc_config(p)
+    e = exc.value
+    assert e.file == str(p) and e.field == "accelerators[0].rows"
+    assert "rows only used with kind 'systolic', not 'smv'" in str(e)
+    assert "pes" in e.allowed and "rows" not in e.allowed
+
+
+def test_missing_field_of_a_kind(tmp_path):
+    p = _write(tmp_path, '[[accelerators]]\nkind = "smv"\n[[accelerators]]\nkind = "model"\n')
+    with pytest.raises(ConfigError) as exc:
+        load_soc_config(p)
+    assert exc.value.file == str(p) and exc.value.field == "accelerators[1].cycles_model"
+    assert "kind 'model' needs cycles_model" in str(exc.value)
+    p = _write(tmp_path, "[[accelerators]]\ncount = 2\n")
+    with pytest.raises(ConfigError) as exc:
+        load_soc_config(p)
+    assert exc.value.field == "accelerators[0].kind"
+    assert sorted(exc.value.allowed) == ["dsl", "model", "smv", "systolic"]

@@ -12,8 +12,10 @@ from archsim.compilers.graph import TensorSpec, WorkloadGraph, linear
 from archsim.dsl.library import gemm_tile, gemm_tile_kernel, vector_add_kernel
 from archsim.errors import ConfigError
 from archsim.sim.soc import (
-    AcceleratorConfig,
+    DSLAcceleratorConfig,
     SoCConfig,
+    SystolicAcceleratorConfig,
+    load_design,
     load_soc_config,
     make_accelerator_model,
     simulate,
@@ -58,7 +60,8 @@ def test_soc_invocation_cycles_equal_rtl_cycles_on_the_shipped_tile():
     rng = np.random.default_rng(0)
     a, w = rng.integers(-128, 128, (16, 16)), rng.integers(-128, 128, (16, 16))
     acc = rng.integers(-2**20, 2**20, (16, 16))
-    run = model.design.simulate(a, w, acc, np.zeros((16, 16), dtype=np.int64))
+    run = load_design(cfg.accelerators[0]).simulate(a, w, acc,
+                                                    np.zeros((16, 16), dtype=np.int64))
     np.testing.assert_array_equal(run.outputs["c"], acc + a @ w.T)
     assert model.invocation_cycles == run.cycles
     assert model.gemm_cycles(16, 16, 16) == run.cycles
@@ -74,7 +77,7 @@ def test_soc_step_runs_as_padded_invocations_equal_to_rtl():
     result = simulate(cfg, g)
     rng = np.random.default_rng(1)
     x, wt = rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (n, k))
-    design = make_accelerator_model(cfg.accelerators[0]).design
+    design = load_design(cfg.accelerators[0])
     t = 4
     pad = lambda v, r, c: np.pad(v, ((0, r - v.shape[0]), (0, c - v.shape[1])))  # noqa: E731
     out = np.zeros((m, n), dtype=np.int64)
@@ -171,12 +174,13 @@ def test_with_changes_keeps_a_dsl_accelerator_valid():
 
 
 @pytest.mark.parametrize(("acc", "field", "message"), [
-    ({"kind": "dsl"}, "accelerators[0]", "needs kernel"),
-    ({**SMALL, "frequency_hz": 1e9}, "accelerators[0]", "not frequency_hz"),
-    ({"kind": "smv", "clock_ns": 1.0}, "accelerators[0]", "clock_ns only used with kind 'dsl'"),
-    ({**SMALL, "tile": [4, 0, 4]}, "accelerators[0]", "three positive ints"),
-    ({"kind": "smv", "area_from": "model"}, "accelerators[0]", "needs kind 'dsl'"),
-    ({"kind": "smv", "area_from": "synthesis"}, "accelerators[0]",
+    ({"kind": "dsl"}, "accelerators[0].kernel", "needs kernel"),
+    ({**SMALL, "frequency_hz": 1e9}, "accelerators[0].frequency_hz", "not frequency_hz"),
+    ({"kind": "smv", "clock_ns": 1.0}, "accelerators[0].clock_ns",
+     "clock_ns only used with kind 'dsl'"),
+    ({**SMALL, "tile": [4, 0, 4]}, "accelerators[0].tile", "three positive ints"),
+    ({"kind": "smv", "area_from": "model"}, "accelerators[0].area_from", "needs kind 'dsl'"),
+    ({"kind": "smv", "area_from": "synthesis"}, "accelerators[0].area_from",
      "needs kind 'systolic' or 'dsl'"),
     ({"kind": "systolic", "area_from": "synthesis", "area_mm2": 1.0}, "accelerators[0]",
      "leave it out"),
@@ -210,7 +214,7 @@ def test_systolic_area_from_synthesis():
     from archsim.hw.synth import synthesize
     from archsim.hw.systolic import SystolicArray
 
-    cfg = AcceleratorConfig(kind="systolic", rows=2, cols=2, area_from="synthesis",
+    cfg = SystolicAcceleratorConfig(kind="systolic", rows=2, cols=2, area_from="synthesis",
                             scratchpads={"input_elements": 64, "weight_elements": 64,
                                          "output_elements": 64, "element_bytes": 1})
     area = accelerator_area(cfg)
@@ -223,7 +227,7 @@ def test_systolic_area_from_synthesis():
 
 
 def test_dsl_area_from_synthesis():
-    cfg = AcceleratorConfig(kind="dsl", kernel="archsim.dsl.library:gemm_tile_kernel",
+    cfg = DSLAcceleratorConfig(kind="dsl", kernel="archsim.dsl.library:gemm_tile_kernel",
                             tile=(2, 2, 2), area_from="synthesis",
                             scratchpads={"input_elements": 8, "weight_elements": 8,
                                          "output_elements": 8, "element_bytes": 1})

@@ -1,9 +1,32 @@
-"""Every cost model in archsim behind the one hardware-model interface (:mod:`.base`)."""
+"""Every cost model in archsim behind the one hardware-model interface (:mod:`.base`).
 
+:mod:`.systolic` (SCALE-Sim folds), :mod:`.accelerators` (systolic, SMV, callable and DSL
+tile models), :mod:`.cpu` (the host), :mod:`.gpu` (roofline and calibrated from profiles),
+:mod:`.energy` (Horowitz per-action table), :mod:`.carbon` (ACT) and :mod:`.area`.
+"""
+
+from .accelerators import (
+    CallableModel,
+    CompiledTile,
+    DSLModel,
+    GemmCycles,
+    SMVModel,
+    SystolicModel,
+    TileModel,
+    Tiler,
+    untiled_tiles,
+)
 from .base import BOUNDS, HardwareModel, OperatorCost, Tile, Work, work_operator
-from .gpu import GPU_SPECS, GPURoofline, GPUSpec, get_gpu
+from .cpu import CPUModel
+from .energy import HOROWITZ_45NM, ActionEnergies, node_scale
+from .gpu import GPU_SPECS, CalibratedGPU, GPURoofline, GPUSpec, get_gpu
+from .systolic import fold_count, fold_cycles, fold_dims, fold_t, matmul_cycles
 
 __all__ = [
     "BOUNDS", "HardwareModel", "OperatorCost", "Tile", "Work", "work_operator",
-    "GPU_SPECS", "GPURoofline", "GPUSpec", "get_gpu",
+    "GPU_SPECS", "GPURoofline", "GPUSpec", "get_gpu", "CalibratedGPU",
+    "TileModel", "SystolicModel", "SMVModel", "CallableModel", "DSLModel", "CompiledTile",
+    "GemmCycles", "Tiler", "untiled_tiles", "CPUModel",
+    "ActionEnergies", "HOROWITZ_45NM", "node_scale",
+    "fold_count", "fold_cycles", "fold_dims", "fold_t", "matmul_cycles",
 ]

@@ -10,12 +10,18 @@ NVLink figures are per direction (the datasheets quote both directions summed).
 
 from __future__ import annotations
 
+import csv
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
 
 from ...errors import ConfigError
 from .base import OperatorCost, Work
 
-__all__ = ["GPUSpec", "GPU_SPECS", "get_gpu", "GPURoofline"]
+__all__ = ["GPUSpec", "GPU_SPECS", "get_gpu", "GPURoofline", "CalibratedGPU"]
 
 _GIB = 1024**3
 
@@ -138,3 +144,119 @@ class GPURoofline:
             latency_s=latency_s, energy_j=latency_s * self.spec.tdp_w * self.power_fraction,
             bound=bound,
         )
+
+
+class CalibratedGPU:
+    """A GPU priced from measured per-operator profiles instead of a datasheet.
+
+    ``profiles`` maps an operator kind (``"matmul"``, ``"conv2d"``, ...) to measured
+    ``(flops, latency_s)`` points. An operator's latency is the piecewise-linear
+    interpolation of its kind's points at its FLOPs; beyond the measured range the end
+    segment is extended (a kind with one point scales it proportionally to the FLOPs).
+    Energy is ``power_w`` over that time; the bound is ``"measured"``.
+
+    Parameters
+    ----------
+    profiles
+        Kind -> measured points; FLOPs > 0 and distinct per kind, latencies >= 0.
+    power_w
+        Board power while an operator runs (0: energy not modelled).
+    name
+        The executor's name.
+
+    Raises
+    ------
+    ConfigError
+        An empty profile, a non-positive or repeated FLOPs value, a negative latency.
+    """
+
+    def __init__(self, *, profiles: Mapping[str, Iterable[tuple[float, float]]],
+                 power_w: float = 0.0, name: str = "calibrated-gpu") -> None:
+        if not profiles:
+            raise ConfigError("no operator profiles given", field="profiles")
+        if not (power_w >= 0 and math.isfinite(power_w)):
+            raise ConfigError(f"must be a finite number >= 0, not {power_w!r}", field="power_w")
+        table: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for kind, points in profiles.items():
+            pts = sorted((float(f), float(t)) for f, t in points)
+            where = f"profiles.{kind}"
+            if not pts:
+                raise ConfigError(f"operator kind '{kind}' has no measured points", field=where)
+            flops = np.array([f for f, _ in pts])
+            lat = np.array([t for _, t in pts])
+            if not (np.all(np.isfinite(flops)) and flops[0] > 0):
+                raise ConfigError(f"FLOPs must be finite and > 0, not {flops.tolist()}",
+                                  field=where)
+            if np.any(np.diff(flops) == 0):
+                raise ConfigError(f"operator kind '{kind}' has two points at the same FLOPs",
+                                  field=where)
+            if not (np.all(np.isfinite(lat)) and np.all(lat >= 0)):
+                raise ConfigError(f"latencies must be finite and >= 0, not {lat.tolist()}",
+                                  field=where)
+            table[kind] = (flops, lat)
+        self._table = table
+        self.power_w = float(power_w)
+        self.name = name
+
+    @classmethod
+    def from_csv(cls, path: str | Path, *, power_w: float = 0.0,
+                 name: str = "calibrated-gpu") -> CalibratedGPU:
+        """Profiles from a CSV file with columns ``kind``, ``flops`` and ``latency_s``
+        (one row per measured operator; other columns are ignored).
+
+        Raises
+        ------
+        ConfigError
+            The file cannot be read, lacks a column or has a value that is not a number
+            (naming the file and the row).
+        """
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read GPU profile: {exc.strerror}", file=str(path)) \
+                from None
+        reader = csv.DictReader(text.splitlines())
+        need = ("kind", "flops", "latency_s")
+        missing = [c for c in need if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ConfigError(f"missing column(s) {', '.join(missing)}", file=str(path),
+                              field="columns", allowed=list(need))
+        profiles: dict[str, list[tuple[float, float]]] = {}
+        for i, row in enumerate(reader, start=2):
+            try:
+                point = (float(row["flops"]), float(row["latency_s"]))
+            except (TypeError, ValueError):
+                raise ConfigError(f"row {i}: flops and latency_s must be numbers, not "
+                                  f"{row['flops']!r}, {row['latency_s']!r}", file=str(path),
+                                  field="flops") from None
+            profiles.setdefault(row["kind"].strip(), []).append(point)
+        return cls(profiles=profiles, power_w=power_w, name=name)
+
+    @property
+    def kinds(self) -> list[str]:
+        """The operator kinds with a profile, sorted."""
+        return sorted(self._table)
+
+    def latency_s(self, kind: str, flops: float) -> float:
+        """Interpolated (or end-segment extrapolated) latency of ``flops`` of ``kind``."""
+        try:
+            xs, ys = self._table[kind]
+        except KeyError:
+            raise ConfigError(f"GPU '{self.name}' has no measured profile for operator kind "
+                              f"'{kind}'", field="kind", allowed=self.kinds) from None
+        if len(xs) == 1:
+            return float(ys[0] * flops / xs[0])
+        if flops <= xs[0]:
+            i = 0
+        elif flops >= xs[-1]:
+            i = len(xs) - 2
+        else:
+            return float(np.interp(flops, xs, ys))
+        slope = (ys[i + 1] - ys[i]) / (xs[i + 1] - xs[i])
+        return float(max(ys[i] + slope * (flops - xs[i]), 0.0))
+
+    def operator_cost(self, work: Work) -> OperatorCost:
+        latency_s = self.latency_s(work.kind, work.flops)
+        return OperatorCost(latency_s=latency_s, energy_j=latency_s * self.power_w,
+                            bound="measured")

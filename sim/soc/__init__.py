@@ -15,43 +15,55 @@ energy and area come from its Design; energy and carbon are broken down per comp
 from .accelerators import (
     AcceleratorModel,
     CallableModel,
+    DesignTile,
     DSLModel,
     SMVModel,
     SystolicModel,
     gemm_tile_shape,
     load_design,
     make_accelerator_model,
+    make_cpu_model,
 )
 from .area import AcceleratorArea, accelerator_area, area_components_mm2, scratchpad_area_mm2
 from .carbon import add_carbon, embodied_carbon_kg, operational_carbon_kg
 from .config import (
+    ACCELERATOR_CONFIGS,
     ACCELERATOR_KINDS,
     AREA_SOURCES,
     HOST_MEMORY_POLICIES,
     AcceleratorConfig,
+    AnyAcceleratorConfig,
     CPUConfig,
     DRAMConfig,
+    DSLAcceleratorConfig,
     EnergyConfig,
     HostMemoryConfig,
     InterconnectConfig,
     LLCConfig,
+    ModelAcceleratorConfig,
     ScratchpadConfig,
+    SMVAcceleratorConfig,
     SoCConfig,
     SocHeader,
+    SystolicAcceleratorConfig,
     load_soc_config,
+    parse_accelerator,
 )
 from .energy import ENERGY_COMPONENTS, EnergyBreakdown, energy_breakdown, soc_area_mm2
 from .engine import EventQueue, Server, simulate
 from .results import CATEGORIES, OperatorRecord, SocResult, TransferTotals, attribute
-from .tiling import Job, LoopTiling, OperatorPlan, Step, best_tiling, plan_operator
+from .tiling import Job, LoopTiling, OperatorPlan, ScratchpadTiler, Step, best_tiling, plan_operator
 
 __all__ = [
-    "ACCELERATOR_KINDS", "AREA_SOURCES", "HOST_MEMORY_POLICIES", "SocHeader", "CPUConfig", "ScratchpadConfig",
-    "AcceleratorConfig", "DRAMConfig", "LLCConfig", "InterconnectConfig", "HostMemoryConfig",
-    "EnergyConfig", "SoCConfig", "load_soc_config",
-    "Step", "Job", "LoopTiling", "OperatorPlan", "best_tiling", "plan_operator",
-    "AcceleratorModel", "SystolicModel", "SMVModel", "CallableModel", "DSLModel",
-    "make_accelerator_model", "load_design", "gemm_tile_shape",
+    "ACCELERATOR_KINDS", "AREA_SOURCES", "HOST_MEMORY_POLICIES", "SocHeader", "CPUConfig",
+    "ScratchpadConfig", "AcceleratorConfig", "SystolicAcceleratorConfig", "SMVAcceleratorConfig",
+    "ModelAcceleratorConfig", "DSLAcceleratorConfig", "AnyAcceleratorConfig",
+    "ACCELERATOR_CONFIGS", "parse_accelerator", "DRAMConfig", "LLCConfig",
+    "InterconnectConfig", "HostMemoryConfig", "EnergyConfig", "SoCConfig", "load_soc_config",
+    "Step", "Job", "LoopTiling", "OperatorPlan", "ScratchpadTiler", "best_tiling",
+    "plan_operator",
+    "AcceleratorModel", "SystolicModel", "SMVModel", "CallableModel", "DSLModel", "DesignTile",
+    "make_accelerator_model", "make_cpu_model", "load_design", "gemm_tile_shape",
     "AcceleratorArea", "accelerator_area", "area_components_mm2", "scratchpad_area_mm2",
     "EventQueue", "Server", "simulate",
     "CATEGORIES", "TransferTotals", "OperatorRecord", "SocResult", "attribute",

@@ -1,37 +1,34 @@
-"""Execution models of the accelerators: cycles (and the hardware-model answer) per tile.
+"""The SoC's executors, built from its description: one hardware model per accelerator entry.
 
-``systolic``
-    An R x C systolic array; a step's ``(m, k, n)`` GEMM takes
-    :func:`archsim.hw.systolic.matmul_cycles` (SCALE-Sim folds: ``R + C + T - 2`` per fold
-    output-stationary, ``2R + C + T - 2`` weight-stationary), the formula the RTL array's
-    measured cycles are tested against.
-``smv``
-    SMAUG's SMV engine: ``pes`` PEs each with a ``macs_per_pe``-wide MAC tree, NVDLA-like
-    convolution dataflow -- each PE owns one output channel, its MAC tree reduces
-    ``macs_per_pe`` input channels of one output pixel per cycle, so a step of ``P`` output
-    pixels, ``c`` input channels, ``k`` output channels and ``kh*kw`` window positions takes
-    ``ceil(k / pes) * ceil(c / macs_per_pe) * P * kh*kw`` cycles plus the pipeline fill.
+The execution models themselves are in :mod:`archsim.hw.models.accelerators` (systolic
+folds, SMV, a callable cycles model, a compiled DSL tile) and :mod:`archsim.hw.models.cpu`;
+each answers ``operator_cost`` for a :class:`~archsim.hw.models.Tile` (one step of the
+SoC's tiling) and for a whole operator (tiled into the accelerator's scratchpads by
+:class:`~archsim.sim.soc.tiling.ScratchpadTiler` and summed). This module turns the
+validated configuration into those models, with their own typed parameters:
 
-``model``
-    A design's own model view given as a callable: the TOML names
-    ``function(*, m, k, n) -> int`` giving the cycles of one GEMM tile.
-``dsl``
-    A kernel written in :mod:`archsim.dsl` with the GEMM-tile contract of
-    :func:`archsim.dsl.library.gemm_tile_kernel` -- four arrays ``a[M, K]``, ``w[N, K]``,
-    ``acc[M, N]``, ``c[M, N]`` computing ``c = acc + a @ w.T`` on a *static* ``M x K x N``
-    tile -- compiled once per process (:func:`load_design`). A step's ``(m, k, n)`` GEMM
-    (a convolution step as its implicit im2col GEMM) runs as
-    ``ceil(m / M) * ceil(k / K) * ceil(n / N)`` invocations: edge blocks are zero-padded to
-    the full tile, and the reduction blocks run back to back with the partial sums passed
-    ping-pong from ``c`` to the next invocation's ``acc``. The tiler prefers blocks that are
-    multiples of the kernel tile (``tile_align``), so padding is left only where a whole
-    dimension is not a multiple (a batch-1 layer's single row fills 1 of ``M`` rows). Each invocation costs the
-    Design's predicted cycles (``Design.cycles``, equal to its RTL's measured cycles: the
-    cross-check in the tests) and ``Design.estimate().energy_j`` (its operators and its own
-    memory accesses, so the engine does not charge scratchpad reads for its compute again).
-    Moving operands between the scratchpads and the kernel's memories is not modelled
-    (the kernel's arrays are taken to be the scratchpads' tile views), nor is the one-cycle
-    start handshake between invocations. It runs at ``1 / max(clock_ns, critical path)``.
+``systolic`` -> :class:`~archsim.hw.models.SystolicModel` (blocks aligned to the array's
+folds); ``smv`` -> :class:`~archsim.hw.models.SMVModel`; ``model`` ->
+:class:`~archsim.hw.models.CallableModel` (the TOML names ``function(*, m, k, n) -> int``,
+loaded with :func:`archsim.loading.load_object`); ``dsl`` ->
+:class:`~archsim.hw.models.DSLModel`.
+
+A ``dsl`` accelerator is a kernel written in :mod:`archsim.dsl` with the GEMM-tile contract
+of :func:`archsim.dsl.library.gemm_tile_kernel` -- four arrays ``a[M, K]``, ``w[N, K]``,
+``acc[M, N]``, ``c[M, N]`` computing ``c = acc + a @ w.T`` on a *static* ``M x K x N`` tile
+-- compiled once per process (:func:`load_design`). A step's ``(m, k, n)`` GEMM (a
+convolution step as its implicit im2col GEMM) runs as ``ceil(m / M) * ceil(k / K) *
+ceil(n / N)`` invocations: edge blocks are zero-padded to the full tile, and the reduction
+blocks run back to back with the partial sums passed ping-pong from ``c`` to the next
+invocation's ``acc``. The tiler prefers blocks that are multiples of the kernel tile
+(``tile_align``), so padding is left only where a whole dimension is not a multiple (a
+batch-1 layer's single row fills 1 of ``M`` rows). Each invocation costs the Design's
+predicted cycles (``Design.cycles``, equal to its RTL's measured cycles: the cross-check in
+the tests) and ``Design.estimate().energy_j`` (its operators and its own memory accesses, so
+the engine does not charge scratchpad reads for its compute again). Moving operands between
+the scratchpads and the kernel's memories is not modelled (the kernel's arrays are taken to
+be the scratchpads' tile views), nor is the one-cycle start handshake between invocations.
+It runs at ``1 / max(clock_ns, critical path)``.
 
 All run vector work (element-wise, pooling, normalization, the recurrent cell's point-wise
 math) at ``vector_lanes`` operations per cycle.
@@ -39,184 +36,71 @@ math) at ``vector_lanes`` operations per cycle.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
-import numpy as np
+from ...errors import ConfigError
+from ...hw.models import (
+    CallableModel,
+    CPUModel,
+    DSLModel,
+    GemmCycles,
+    SMVModel,
+    SystolicModel,
+    TileModel,
+)
+from ...loading import load_object
+from .config import (
+    AcceleratorConfig,
+    CPUConfig,
+    DSLAcceleratorConfig,
+    EnergyConfig,
+    ModelAcceleratorConfig,
+    SMVAcceleratorConfig,
+    SystolicAcceleratorConfig,
+)
+from .tiling import ScratchpadTiler
 
-from ...errors import ConfigError, SimulationError
-from ...hw.models import OperatorCost
-from ...hw.systolic import matmul_cycles
-from .config import AcceleratorConfig, EnergyConfig
-from .tiling import Step, plan_operator
+if TYPE_CHECKING:  # the compiler is loaded lazily, when a dsl accelerator needs it
+    from ...compilers.hls.design import Design
 
 __all__ = ["AcceleratorModel", "SystolicModel", "SMVModel", "CallableModel", "DSLModel",
-           "make_accelerator_model", "load_design", "gemm_tile_shape"]
+           "DesignTile", "make_accelerator_model", "make_cpu_model", "load_design",
+           "gemm_tile_shape"]
+
+#: Every accelerator model the SoC builds (the common base of the hw models).
+AcceleratorModel = TileModel
 
 
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
+@dataclass(frozen=True, eq=False)
+class DesignTile:
+    """A compiled DSL ``Design`` as a :class:`~archsim.hw.models.CompiledTile`: its predicted
+    cycles and estimated energy of one invocation, at ``1 / max(clock_ns, critical path)``."""
 
-
-@dataclass(frozen=True)
-class AcceleratorModel:
-    """Cycles per step of one accelerator kind; :meth:`step_cost` answers in seconds.
-
-    Also a :class:`~archsim.hw.models.HardwareModel`: :meth:`operator_cost` tiles a whole
-    operator into the scratchpads and sums its steps (compute only, one accelerator, no
-    transfers -- the SoC simulation adds those); energy is MACs and vector operations at
-    ``energy`` (Horowitz 45 nm defaults).
-    """
-
-    config: AcceleratorConfig
-    energy: EnergyConfig = EnergyConfig()
-
-    #: Whether the engine charges scratchpad reads for this model's compute (a DSL design's
-    #: own energy estimate already counts its memory accesses).
-    counts_scratchpad_reads = True
-
-    @property
-    def name(self) -> str:
-        return self.config.label
-
-    @property
-    def frequency_hz(self) -> float:
-        """The accelerator's clock."""
-        return self.config.frequency_hz
-
-    @property
-    def tile_align(self) -> tuple[int, int, int]:
-        """``(m, k, n)`` granularity the tiler should align GEMM blocks to (1: none)."""
-        return (1, 1, 1)
-
-    def gemm_cycles(self, m: int, k: int, n: int) -> int:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def conv_cycles(self, pixels: int, c: int, k: int, window: int) -> int:
-        """Cycles of a convolution step (default: its implicit-im2col GEMM)."""
-        return self.gemm_cycles(pixels, c * window, k)
-
-    def vector_cycles(self, ops: float) -> int:
-        return _ceil_div(int(round(ops)), self.config.vector_lanes) if ops > 0 else 0
-
-    def step_cycles(self, step: Step) -> int:
-        """Cycles of one step: its GEMM/convolution plus its vector work and pipeline fill."""
-        cycles = self.vector_cycles(step.vector_ops)
-        if step.conv is not None and step.conv[3] > 1:
-            cycles += self.conv_cycles(*step.conv)
-        elif step.gemm is not None:
-            cycles += self.gemm_cycles(*step.gemm)
-        return cycles + self.config.pipeline_cycles
-
-    def step_cost(self, step: Step) -> OperatorCost:
-        """The :class:`~archsim.hw.models.HardwareModel`-style answer for one step."""
-        return OperatorCost(latency_s=self.step_cycles(step) / self.frequency_hz,
-                            energy_j=self.step_energy_j(step), bound="compute")
-
-    def step_energy_j(self, step: Step) -> float:
-        """Dynamic compute energy of one step at the reference node (MACs and vector ops at
-        ``energy``'s per-action figures)."""
-        return (step.macs * self.energy.mac_pj + step.vector_ops * self.energy.vector_op_pj) \
-            * 1e-12
-
-    def operator_cost(self, op: Any) -> OperatorCost:
-        """Compute latency and energy of a workload-graph operator on this accelerator."""
-        plan = plan_operator(op, self.config.scratchpads, align=self.tile_align)
-        steps = [st for job in plan.jobs for st in job.steps]
-        cycles = sum(self.step_cycles(st) for st in steps)
-        return OperatorCost(latency_s=cycles / self.frequency_hz,
-                            energy_j=sum(self.step_energy_j(st) for st in steps),
-                            bound="compute" if plan.target == "accelerator" else "overhead")
-
-
-@dataclass(frozen=True)
-class SystolicModel(AcceleratorModel):
-    """SCALE-Sim fold model of an R x C array (see :mod:`archsim.hw.systolic`)."""
-
-    def gemm_cycles(self, m: int, k: int, n: int) -> int:
-        c = self.config
-        return matmul_cycles(rows=c.rows, cols=c.cols, m=m, k=k, n=n, dataflow=c.dataflow)
-
-
-@dataclass(frozen=True)
-class SMVModel(AcceleratorModel):
-    """SMAUG's SMV: PEs split output channels, MAC trees reduce input channels."""
-
-    def gemm_cycles(self, m: int, k: int, n: int) -> int:
-        c = self.config
-        return _ceil_div(n, c.pes) * _ceil_div(k, c.macs_per_pe) * m
-
-    def conv_cycles(self, pixels: int, c: int, k: int, window: int) -> int:
-        cfg = self.config
-        return _ceil_div(k, cfg.pes) * _ceil_div(c, cfg.macs_per_pe) * pixels * window
-
-
-@dataclass(frozen=True)
-class CallableModel(AcceleratorModel):
-    """A design's own model view: ``cycles_model`` names ``function(*, m, k, n) -> int``."""
-
-    def gemm_cycles(self, m: int, k: int, n: int) -> int:
-        cycles = _load_callable(self.config.cycles_model or "")(m=m, k=k, n=n)
-        if isinstance(cycles, bool) or not isinstance(cycles, int | np.integer) or cycles < 0:
-            raise SimulationError(f"cycles model '{self.config.cycles_model}' returned "
-                                  f"{cycles!r} for m={m}, k={k}, n={n}; expected a "
-                                  f"non-negative int")
-        return int(cycles)
-
-
-@dataclass(frozen=True)
-class DSLModel(AcceleratorModel):
-    """A compiled DSL GEMM-tile kernel through its model view (see the module docstring)."""
-
-    design: Any = None
-
-    counts_scratchpad_reads = False
-
-    @property
-    def tile(self) -> tuple[int, int, int]:
-        """The kernel's static ``(M, K, N)``."""
-        return gemm_tile_shape(self.design.kernel)
-
-    @property
-    def tile_align(self) -> tuple[int, int, int]:
-        return self.tile
+    design: Design
 
     @property
     def invocation_cycles(self) -> int:
-        """Predicted cycles of one invocation, ``start`` to ``done``."""
         return _design_figures(self.design)[0]
 
     @property
     def invocation_energy_j(self) -> float:
-        """``Design.estimate().energy_j`` of one invocation (reference node)."""
         return _design_figures(self.design)[1]
 
     @property
     def frequency_hz(self) -> float:
         return 1e9 / max(self.design.clock_ns, self.design.critical_path_ns())
 
-    def invocations(self, m: int, k: int, n: int) -> int:
-        """Kernel invocations of an ``(m, k, n)`` GEMM (edge blocks padded)."""
-        tm, tk, tn = self.tile
-        return _ceil_div(m, tm) * _ceil_div(k, tk) * _ceil_div(n, tn)
-
-    def gemm_cycles(self, m: int, k: int, n: int) -> int:
-        return self.invocations(m, k, n) * self.invocation_cycles
-
-    def step_energy_j(self, step: Step) -> float:
-        gemm = self.invocations(*step.gemm) * self.invocation_energy_j \
-            if step.gemm is not None else 0.0
-        return gemm + step.vector_ops * self.energy.vector_op_pj * 1e-12
-
 
 @lru_cache(maxsize=64)
-def _design_figures(design: Any) -> tuple[int, float]:
+def _design_figures(design: Design) -> tuple[int, float]:
     # The model view's cycles; array contents do not matter (static bounds), hence None.
     cycles = design.cycles(*([None] * len(design.kernel.param_names)))
     est = design.estimate()
+    if est.energy_j is None:
+        raise ConfigError(f"kernel '{design.kernel.name}' has no static energy estimate; "
+                          f"{_CONTRACT}", field="accelerators.kernel")
     return int(cycles), float(est.energy_j)
 
 
@@ -224,7 +108,7 @@ _CONTRACT = ("a GEMM-tile kernel takes four arrays a[M, K], w[N, K], acc[M, N], 
              "(c = acc + a @ w.T) and no scalars; see archsim.dsl.library.gemm_tile_kernel")
 
 
-def gemm_tile_shape(kern: Any) -> tuple[int, int, int]:
+def gemm_tile_shape(kern: object) -> tuple[int, int, int]:
     """``(M, K, N)`` of a kernel with the GEMM-tile contract; ConfigError otherwise."""
     from ...dsl import Kernel
 
@@ -235,7 +119,7 @@ def gemm_tile_shape(kern: Any) -> tuple[int, int, int]:
     shapes = [a.shape if a is not None else None for a in arrays]
     ok = len(shapes) == 4 and all(s is not None and len(s) == 2 for s in shapes)
     if ok:
-        (m, k), (n, k2), acc, out = shapes
+        (m, k), (n, k2), acc, out = shapes  # type: ignore[misc]
         ok = k == k2 and acc == (m, n) and out == (m, n)
     if not ok:
         raise ConfigError(f"kernel '{kern.name}' has arguments "
@@ -244,20 +128,12 @@ def gemm_tile_shape(kern: Any) -> tuple[int, int, int]:
     return m, k, n
 
 
-def _resolve(target: str, field: str, what: str) -> Any:
-    module_name, _, attr = target.partition(":")
-    try:
-        return getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError, ValueError) as exc:
-        raise ConfigError(f"cannot load {what} '{target}': {exc}", field=field) from None
-
-
 @lru_cache(maxsize=32)
 def _load_design(target: str, tile: tuple[int, int, int] | None, clock_ns: float,
-                 resources: tuple[tuple[str, int], ...]) -> Any:
+                 resources: tuple[tuple[str, int], ...]) -> Design:
     from ...dsl import Kernel
 
-    obj = _resolve(target, "accelerators.kernel", "DSL kernel")
+    obj = load_object(target, field="accelerators.kernel", what="DSL kernel")
     if not isinstance(obj, Kernel):
         if not callable(obj):
             raise ConfigError(f"'{target}' is neither a DSL kernel nor a kernel factory",
@@ -267,17 +143,18 @@ def _load_design(target: str, tile: tuple[int, int, int] | None, clock_ns: float
                               field="accelerators.tile")
         obj = obj(m=tile[0], k=tile[1], n=tile[2])
     shape = gemm_tile_shape(obj)
+    kern: Kernel = obj  # type: ignore[assignment]
     if tile is not None and tuple(tile) != shape:
-        raise ConfigError(f"tile {list(tile)} differs from kernel '{obj.name}''s static tile "
+        raise ConfigError(f"tile {list(tile)} differs from kernel '{kern.name}''s static tile "
                           f"{list(shape)}", field="accelerators.tile")
-    design = obj.synthesize(clock_ns=clock_ns, resources=dict(resources))
+    design = kern.synthesize(clock_ns=clock_ns, resources=dict(resources))
     if design.static_cycles() is None:
-        raise ConfigError(f"kernel '{obj.name}' has loop bounds that are not constant; "
+        raise ConfigError(f"kernel '{kern.name}' has loop bounds that are not constant; "
                           f"{_CONTRACT}", field="accelerators.kernel")
     return design
 
 
-def load_design(config: AcceleratorConfig) -> Any:
+def load_design(config: AcceleratorConfig) -> Design:
     """The compiled :class:`~archsim.compilers.hls.design.Design` of a ``dsl`` accelerator,
     built once per process for each (kernel, tile, clock, resources).
 
@@ -286,7 +163,7 @@ def load_design(config: AcceleratorConfig) -> Any:
     ConfigError
         The kernel cannot be imported or does not have the GEMM-tile contract.
     """
-    if config.kind != "dsl" or config.kernel is None:
+    if not isinstance(config, DSLAcceleratorConfig):
         raise ConfigError(f"accelerator '{config.label}' is not of kind 'dsl'",
                           field="accelerators.kind", allowed=["dsl"])
     return _load_design(config.kernel, config.tile, float(config.clock_ns),
@@ -294,21 +171,56 @@ def load_design(config: AcceleratorConfig) -> Any:
 
 
 @lru_cache(maxsize=64)
-def _load_callable(target: str) -> Callable[..., Any]:
-    fn = _resolve(target, "accelerators.cycles_model", "cycles model")
+def _load_callable(target: str) -> GemmCycles:
+    fn = load_object(target, field="accelerators.cycles_model", what="cycles model")
     if not callable(fn):
         raise ConfigError(f"cycles model '{target}' is not callable",
                           field="accelerators.cycles_model")
-    return fn
+    return fn  # type: ignore[return-value]
 
 
 def make_accelerator_model(config: AcceleratorConfig,
-                           energy: EnergyConfig | None = None) -> AcceleratorModel:
-    """The execution model of ``config.kind`` (energies from ``energy``, default Horowitz)."""
+                           energy: EnergyConfig | None = None) -> TileModel:
+    """The execution model of ``config`` (energies from ``energy``, default Horowitz), named
+    by its label and tiling whole operators into its scratchpads.
+
+    Raises
+    ------
+    ConfigError
+        A ``model`` accelerator's cycles function or a ``dsl`` accelerator's kernel cannot
+        be loaded (naming the field).
+    """
     energy = energy if energy is not None else EnergyConfig()
-    if config.kind == "dsl":
-        return DSLModel(config, energy, load_design(config))
-    cls = {"systolic": SystolicModel, "smv": SMVModel, "model": CallableModel}[config.kind]
-    if config.kind == "model":
-        _load_callable(config.cycles_model or "")  # fail at load time, naming the field
-    return cls(config, energy)
+    name, lanes, fill = config.label, config.vector_lanes, config.pipeline_cycles
+    mac_pj, vec_pj = energy.mac_pj, energy.vector_op_pj
+    tiler = ScratchpadTiler(config.scratchpads)
+    if isinstance(config, SystolicAcceleratorConfig):
+        return SystolicModel(rows=config.rows, cols=config.cols, dataflow=config.dataflow,
+                             frequency_hz=config.frequency_hz, name=name, vector_lanes=lanes,
+                             pipeline_cycles=fill, mac_pj=mac_pj, vector_op_pj=vec_pj,
+                             tiler=tiler)
+    if isinstance(config, SMVAcceleratorConfig):
+        return SMVModel(pes=config.pes, macs_per_pe=config.macs_per_pe,
+                        frequency_hz=config.frequency_hz, name=name, vector_lanes=lanes,
+                        pipeline_cycles=fill, mac_pj=mac_pj, vector_op_pj=vec_pj, tiler=tiler)
+    if isinstance(config, ModelAcceleratorConfig):
+        return CallableModel(cycles=_load_callable(config.cycles_model),
+                             cycles_name=config.cycles_model, frequency_hz=config.frequency_hz,
+                             name=name, vector_lanes=lanes, pipeline_cycles=fill,
+                             mac_pj=mac_pj, vector_op_pj=vec_pj, tiler=tiler)
+    if isinstance(config, DSLAcceleratorConfig):
+        design = load_design(config)
+        return DSLModel(design=DesignTile(design), tile=gemm_tile_shape(design.kernel),
+                        name=name, vector_lanes=lanes, pipeline_cycles=fill, mac_pj=mac_pj,
+                        vector_op_pj=vec_pj, tiler=tiler)
+    raise ConfigError(f"accelerator '{config.label}' has kind '{config.kind}' no model runs",
+                      field="accelerators.kind", allowed=["systolic", "smv", "model", "dsl"])
+
+
+def make_cpu_model(config: CPUConfig) -> CPUModel:
+    """The host's execution model from ``[cpu]``."""
+    return CPUModel(framework_overhead_s_per_op=config.framework_overhead_s_per_op,
+                    framework_overhead_s_per_tile=config.framework_overhead_s_per_tile,
+                    data_prep_bytes_per_s_per_thread=config.data_prep_bytes_per_s_per_thread,
+                    data_prep_threads=config.data_prep_threads,
+                    active_power_w=config.active_power_w)

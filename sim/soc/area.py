@@ -15,15 +15,25 @@ An accelerator's area (``AcceleratorConfig.area_from``):
     process here), plus the scratchpads' SRAM.
 
 The scratchpads' SRAM is ``bits x ScratchpadConfig.area_um2_per_bit``; the standard-cell
-area of synthesis has no wiring or placement overhead (stated, not corrected for).
+area of synthesis has no wiring or placement overhead (stated, not corrected for). The area
+models themselves (SRAM from a bit cell, the systolic array's synthesis) are
+:mod:`archsim.hw.models.area`; this module applies them to an SoC description.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .config import AcceleratorConfig, ScratchpadConfig, SoCConfig
+from ...hw.models.area import sram_area_mm2, systolic_array_area_mm2
+from .config import (
+    AcceleratorConfig,
+    ScratchpadConfig,
+    SoCConfig,
+    SystolicAcceleratorConfig,
+    parse_accelerator,
+)
 
 __all__ = ["AcceleratorArea", "accelerator_area", "scratchpad_area_mm2", "area_components_mm2",
            "soc_area_mm2"]
@@ -48,30 +58,20 @@ class AcceleratorArea:
 
 def scratchpad_area_mm2(spads: ScratchpadConfig) -> float:
     """SRAM area of the three scratchpads: their bits at ``area_um2_per_bit``."""
-    return spads.total_bytes * 8 * spads.area_um2_per_bit * 1e-6
-
-
-@lru_cache(maxsize=16)
-def _systolic_synth_mm2(rows: int, cols: int, dataflow: str, input_width: int) -> float:
-    from ...hw.synth import synthesize
-    from ...hw.systolic import SystolicArray
-
-    array = SystolicArray(rows=rows, cols=cols, dataflow=dataflow, input_width=input_width,
-                          acc_width=32)
-    report = synthesize(array, name=f"systolic_{rows}x{cols}_{dataflow}", fpga=False)
-    return report.area_mm2
+    return sram_area_mm2(spads.total_bytes * 8, area_um2_per_bit=spads.area_um2_per_bit)
 
 
 @lru_cache(maxsize=64)
 def _accelerator_area(config_json: str) -> AcceleratorArea:
-    config = AcceleratorConfig.model_validate_json(config_json)
+    config = parse_accelerator(config_json)
     source = config.area_source
     if source == "config":
         return AcceleratorArea(config.area_mm2 or 0.0, 0.0, source)
     sram = scratchpad_area_mm2(config.scratchpads)
-    if config.kind == "systolic":  # synthesis (validation allows nothing else)
-        core = _systolic_synth_mm2(config.rows, config.cols, config.dataflow,
-                                   8 * config.scratchpads.element_bytes)
+    if isinstance(config, SystolicAcceleratorConfig):  # synthesis (validation allows no other)
+        core = systolic_array_area_mm2(rows=config.rows, cols=config.cols,
+                                       dataflow=config.dataflow,
+                                       input_width=8 * config.scratchpads.element_bytes)
         return AcceleratorArea(core, sram, source)
     from .accelerators import load_design
 
@@ -93,7 +93,10 @@ def accelerator_area(config: AcceleratorConfig) -> AcceleratorArea:
     ToolchainError
         Synthesis was asked for and Yosys is missing or fails.
     """
-    return _accelerator_area(config.model_dump_json(exclude_unset=True))
+    # The fields given (validators that tell a field given from a default see the same
+    # document again) and the kind, the union's tag; as JSON, a cache key.
+    given = {**config.model_dump(mode="json", exclude_unset=True), "kind": config.kind}
+    return _accelerator_area(json.dumps(given, sort_keys=True))
 
 
 def area_components_mm2(config: SoCConfig) -> dict[str, float]:

@@ -12,16 +12,29 @@ and, for closed sets, the allowed values.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ...errors import ConfigError
+from ...hw.models.area import DEFAULT_SRAM_UM2_PER_BIT
+from ...hw.models.energy import HOROWITZ_45NM
 
 __all__ = [
-    "ACCELERATOR_KINDS", "AREA_SOURCES", "HOST_MEMORY_POLICIES", "SocHeader", "CPUConfig", "ScratchpadConfig",
-    "AcceleratorConfig", "DRAMConfig", "LLCConfig", "InterconnectConfig", "HostMemoryConfig",
+    "ACCELERATOR_KINDS", "AREA_SOURCES", "HOST_MEMORY_POLICIES", "SocHeader", "CPUConfig",
+    "ScratchpadConfig", "AcceleratorConfig", "SystolicAcceleratorConfig", "SMVAcceleratorConfig",
+    "ModelAcceleratorConfig", "DSLAcceleratorConfig", "AnyAcceleratorConfig",
+    "ACCELERATOR_CONFIGS", "parse_accelerator", "DRAMConfig", "LLCConfig", "InterconnectConfig", "HostMemoryConfig",
     "EnergyConfig", "SoCConfig", "load_soc_config",
 ]
 
@@ -91,7 +104,7 @@ class ScratchpadConfig(_Model):
     weight_elements: int = Field(32768, ge=1)
     output_elements: int = Field(32768, ge=1)
     element_bytes: int = Field(2, ge=1)
-    area_um2_per_bit: float = Field(0.692, ge=0)
+    area_um2_per_bit: float = Field(DEFAULT_SRAM_UM2_PER_BIT, ge=0)
     double_buffered: bool = False
 
     def buffer(self) -> ScratchpadConfig:
@@ -110,17 +123,21 @@ class ScratchpadConfig(_Model):
 
 
 class AcceleratorConfig(_Model):
-    """One kind of accelerator and how many of it the SoC has.
+    """What every kind of accelerator has: a name, how many of it, its vector unit, its
+    scratchpads and where its area comes from. One subclass per ``kind`` adds its own fields
+    (a discriminated union on ``kind``: :data:`AnyAcceleratorConfig`):
 
-    ``systolic``: a ``rows x cols`` array with ``dataflow`` ``os`` or ``ws`` (SCALE-Sim fold
-    model, :mod:`archsim.hw.systolic`). ``smv``: SMAUG's SMV engine, ``pes`` processing
-    elements each with a ``macs_per_pe``-wide MAC tree (NVDLA-like: PEs split output
-    channels, each PE's MAC tree reduces input channels). ``model``: any design whose model
-    view gives its cycles -- ``cycles_model = "package.module:function"`` names a callable
-    ``function(*, m, k, n) -> int`` returning the cycles of an ``[m, k] x [k, n]`` tile (the
-    hook for any model). ``dsl``: a kernel written in the DSL, compiled once per process
-    (``kernel = "package.module:name"`` names an :func:`archsim.dsl.kernel` with the GEMM-tile
-    contract of :func:`archsim.dsl.library.gemm_tile_kernel`, or a factory
+    ``systolic`` (:class:`SystolicAcceleratorConfig`): a ``rows x cols`` array with
+    ``dataflow`` ``os`` or ``ws`` (SCALE-Sim fold model, :mod:`archsim.hw.models.systolic`).
+    ``smv`` (:class:`SMVAcceleratorConfig`): SMAUG's SMV engine, ``pes`` processing elements
+    each with a ``macs_per_pe``-wide MAC tree (NVDLA-like: PEs split output channels, each
+    PE's MAC tree reduces input channels). ``model`` (:class:`ModelAcceleratorConfig`): any
+    design whose model view gives its cycles -- ``cycles_model = "package.module:function"``
+    names a callable ``function(*, m, k, n) -> int`` returning the cycles of an
+    ``[m, k] x [k, n]`` tile (the hook for any model). ``dsl``
+    (:class:`DSLAcceleratorConfig`): a kernel written in the DSL, compiled once per process
+    (``kernel = "package.module:name"`` names an :func:`archsim.dsl.kernel` with the
+    GEMM-tile contract of :func:`archsim.dsl.library.gemm_tile_kernel`, or a factory
     ``f(*, m, k, n) -> kernel`` called with ``tile = [m, k, n]``), scheduled at ``clock_ns``
     under ``resources`` (e.g. ``{ mul = 4 }``); its cycles per tile are the Design's
     predicted cycles (:mod:`archsim.sim.soc.accelerators`), its clock
@@ -134,57 +151,35 @@ class AcceleratorConfig(_Model):
     (:func:`archsim.hw.synth.synthesize`, cached) plus the scratchpads' SRAM.
     """
 
-    kind: Literal["systolic", "smv", "model", "dsl"]
+    kind: str
     name: str = ""
     count: int = Field(1, ge=1)
-    frequency_hz: float = Field(1e9, gt=0)
-    rows: int = Field(16, ge=1)
-    cols: int = Field(16, ge=1)
-    dataflow: Literal["os", "ws"] = "os"
-    pes: int = Field(8, ge=1)
-    macs_per_pe: int = Field(32, ge=1)
     vector_lanes: int = Field(8, ge=1)
     pipeline_cycles: int = Field(0, ge=0)
     scratchpads: ScratchpadConfig = ScratchpadConfig()
     area_mm2: float | None = Field(None, ge=0)
     area_from: Literal["config", "model", "synthesis"] | None = None
-    cycles_model: str | None = None
-    kernel: str | None = None
-    tile: tuple[int, int, int] | None = None
-    clock_ns: float = Field(2.0, gt=0)
-    resources: dict[str, int] = Field(default_factory=dict)
+
+    #: The ``area_from`` values this kind supports (with why the others do not).
+    _area_sources: ClassVar[tuple[str, ...]] = ("config",)
+    #: Hints for a field given to the wrong kind (``field -> message``).
+    field_hints: ClassVar[dict[str, str]] = {}
+
+    @field_validator("area_from")
+    @classmethod
+    def _area_source_fits_kind(cls, value: str | None) -> str | None:
+        kind = cls.model_fields["kind"].default
+        if value == "model" and "model" not in cls._area_sources:
+            raise ValueError(f"area_from = 'model' needs kind 'dsl' (the Design's estimate), "
+                             f"not '{kind}'")
+        if value == "synthesis" and "synthesis" not in cls._area_sources:
+            raise ValueError(f"area_from = 'synthesis' needs kind 'systolic' or 'dsl' (an RTL "
+                             f"block), not '{kind}'")
+        return value
 
     @model_validator(mode="after")
-    def _model_has_cycles(self) -> AcceleratorConfig:
-        if self.kind == "model":
-            if not self.cycles_model or ":" not in self.cycles_model:
-                raise ValueError("an accelerator of kind 'model' needs cycles_model = "
-                                 "\"package.module:function\"")
-        elif self.cycles_model is not None:
-            raise ValueError(f"cycles_model is only used with kind 'model', not "
-                             f"'{self.kind}'")
-        if self.kind == "dsl":
-            if not self.kernel or ":" not in self.kernel:
-                raise ValueError("an accelerator of kind 'dsl' needs kernel = "
-                                 "\"package.module:name\"")
-            if "frequency_hz" in self.model_fields_set:
-                raise ValueError("a 'dsl' accelerator's clock is its clock_ns (the period it "
-                                 "is scheduled for), not frequency_hz")
-            if self.tile is not None and min(self.tile) < 1:
-                raise ValueError(f"tile must be three positive ints [m, k, n], not "
-                                 f"{list(self.tile)}")
-        else:
-            extra = sorted({"kernel", "tile", "clock_ns", "resources"} & self.model_fields_set)
-            if extra:
-                raise ValueError(f"{', '.join(extra)} only used with kind 'dsl', not "
-                                 f"'{self.kind}'")
+    def _area_given_once(self) -> AcceleratorConfig:
         source = self.area_source
-        if source == "model" and self.kind != "dsl":
-            raise ValueError(f"area_from = 'model' needs kind 'dsl' (the Design's estimate), "
-                             f"not '{self.kind}'")
-        if source == "synthesis" and self.kind not in ("systolic", "dsl"):
-            raise ValueError(f"area_from = 'synthesis' needs kind 'systolic' or 'dsl' (an RTL "
-                             f"block), not '{self.kind}'")
         if source != "config" and self.area_mm2 is not None:
             raise ValueError(f"area_mm2 is the area itself: leave it out with area_from = "
                              f"'{source}'")
@@ -205,9 +200,114 @@ class AcceleratorConfig(_Model):
     @property
     def macs_per_cycle(self) -> int | None:
         """Peak MACs per cycle (``None`` for ``model`` and ``dsl``: only their model knows)."""
-        if self.kind in ("model", "dsl"):
-            return None
-        return self.rows * self.cols if self.kind == "systolic" else self.pes * self.macs_per_pe
+        return None
+
+
+class SystolicAcceleratorConfig(AcceleratorConfig):
+    """``kind = "systolic"``: an R x C systolic array (:class:`AcceleratorConfig`)."""
+
+    kind: Literal["systolic"] = "systolic"
+    frequency_hz: float = Field(1e9, gt=0)
+    rows: int = Field(16, ge=1)
+    cols: int = Field(16, ge=1)
+    dataflow: Literal["os", "ws"] = "os"
+
+    _area_sources: ClassVar[tuple[str, ...]] = ("config", "synthesis")
+
+    @property
+    def macs_per_cycle(self) -> int | None:
+        return self.rows * self.cols
+
+
+class SMVAcceleratorConfig(AcceleratorConfig):
+    """``kind = "smv"``: SMAUG's SMV engine (:class:`AcceleratorConfig`)."""
+
+    kind: Literal["smv"] = "smv"
+    frequency_hz: float = Field(1e9, gt=0)
+    pes: int = Field(8, ge=1)
+    macs_per_pe: int = Field(32, ge=1)
+
+    @property
+    def macs_per_cycle(self) -> int | None:
+        return self.pes * self.macs_per_pe
+
+
+class ModelAcceleratorConfig(AcceleratorConfig):
+    """``kind = "model"``: a design's own cycles model (:class:`AcceleratorConfig`)."""
+
+    kind: Literal["model"] = "model"
+    frequency_hz: float = Field(1e9, gt=0)
+    cycles_model: str
+
+    @field_validator("cycles_model")
+    @classmethod
+    def _import_path(cls, value: str) -> str:
+        if ":" not in value:
+            raise ValueError("an accelerator of kind 'model' needs cycles_model = "
+                             "\"package.module:function\"")
+        return value
+
+
+class DSLAcceleratorConfig(AcceleratorConfig):
+    """``kind = "dsl"``: a DSL kernel compiled by the HLS compiler (:class:`AcceleratorConfig`);
+    its clock is ``clock_ns`` (there is no ``frequency_hz``)."""
+
+    kind: Literal["dsl"] = "dsl"
+    kernel: str
+    tile: tuple[int, int, int] | None = None
+    clock_ns: float = Field(2.0, gt=0)
+    resources: dict[str, int] = Field(default_factory=dict)
+
+    _area_sources: ClassVar[tuple[str, ...]] = ("config", "model", "synthesis")
+    field_hints: ClassVar[dict[str, str]] = {
+        "frequency_hz": "a 'dsl' accelerator's clock is its clock_ns (the period it is "
+                        "scheduled for), not frequency_hz"}
+
+    @field_validator("kernel")
+    @classmethod
+    def _import_path(cls, value: str) -> str:
+        if ":" not in value:
+            raise ValueError("an accelerator of kind 'dsl' needs kernel = "
+                             "\"package.module:name\"")
+        return value
+
+    @field_validator("tile")
+    @classmethod
+    def _positive_tile(cls, value: tuple[int, int, int] | None) -> tuple[int, int, int] | None:
+        if value is not None and min(value) < 1:
+            raise ValueError(f"tile must be three positive ints [m, k, n], not {list(value)}")
+        return value
+
+
+#: The accelerator kinds, by their ``kind`` tag.
+ACCELERATOR_CONFIGS: dict[str, type[AcceleratorConfig]] = {
+    "systolic": SystolicAcceleratorConfig, "smv": SMVAcceleratorConfig,
+    "model": ModelAcceleratorConfig, "dsl": DSLAcceleratorConfig,
+}
+#: One accelerator of any kind: a pydantic discriminated union on ``kind``.
+AnyAcceleratorConfig = Annotated[
+    SystolicAcceleratorConfig | SMVAcceleratorConfig | ModelAcceleratorConfig
+    | DSLAcceleratorConfig,
+    Field(discriminator="kind"),
+]
+_ACCELERATOR_ADAPTER: TypeAdapter[AcceleratorConfig] = TypeAdapter(AnyAcceleratorConfig)
+
+
+def parse_accelerator(data: Mapping[str, object] | str, *,
+                      file: str | None = None) -> AcceleratorConfig:
+    """Validate one accelerator description (a mapping, or its JSON) into its kind's model.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``file``, the field and, for closed sets, the allowed values.
+    """
+    try:
+        if isinstance(data, str):
+            return _ACCELERATOR_ADAPTER.validate_json(data)
+        return _ACCELERATOR_ADAPTER.validate_python(dict(data))
+    except ValidationError as exc:
+        raise _config_error(exc, file, root_is_accelerator=True) from None
 
 
 class DRAMConfig(_Model):
@@ -215,7 +315,7 @@ class DRAMConfig(_Model):
 
     bandwidth_bytes_per_s: float = Field(25.6e9, gt=0)
     latency_s: float = Field(100e-9, ge=0)
-    energy_pj_per_bit: float = Field(20.3125, ge=0)  # 1.3 nJ / 64 bit
+    energy_pj_per_bit: float = Field(HOROWITZ_45NM.dram_pj_per_bit, ge=0)  # 1.3 nJ / 64 bit
     capacity_bytes: int = Field(4 << 30, ge=1)
 
 
@@ -244,7 +344,7 @@ class LLCConfig(_Model):
     acp_latency_s: float = Field(20e-9, ge=0)
     flush_bytes_per_s: float = Field(8e9, gt=0)
     flush_fixed_s: float = Field(1e-6, ge=0)
-    energy_pj_per_byte: float = Field(12.5, ge=0)
+    energy_pj_per_byte: float = Field(HOROWITZ_45NM.sram_1mb_pj_per_byte, ge=0)
 
 
 class InterconnectConfig(_Model):
@@ -269,7 +369,8 @@ class HostMemoryConfig(_Model):
 class EnergyConfig(_Model):
     """Energy per action and leakage, at ``SocHeader.technology_nm`` and ``voltage_v``.
 
-    Defaults: Horowitz, "Computing's energy problem", ISSCC 2014, 45 nm at 0.9 V: a 16-bit
+    Defaults (:data:`archsim.hw.models.energy.HOROWITZ_45NM`): Horowitz, "Computing's energy
+    problem", ISSCC 2014, 45 nm at 0.9 V: a 16-bit
     floating-point multiply 1.1 pJ plus add 0.4 pJ (MAC 1.5 pJ), vector op = one 16-bit FP
     add (0.4 pJ), a 64-bit read of a 32 KB SRAM 20 pJ (2.5 pJ/byte; the scratchpads).
     DRAM and LLC energies are in ``[dram]`` and ``[llc]`` (Horowitz: DRAM 1.3-2.6 nJ per
@@ -277,12 +378,12 @@ class EnergyConfig(_Model):
     ``leakage_w_per_mm2`` is an assumption (no source; set it from your library).
     """
 
-    mac_pj: float = Field(1.5, ge=0)
-    vector_op_pj: float = Field(0.4, ge=0)
-    scratchpad_pj_per_byte: float = Field(2.5, ge=0)
+    mac_pj: float = Field(HOROWITZ_45NM.mac_pj, ge=0)
+    vector_op_pj: float = Field(HOROWITZ_45NM.vector_op_pj, ge=0)
+    scratchpad_pj_per_byte: float = Field(HOROWITZ_45NM.sram_32kb_pj_per_byte, ge=0)
     leakage_w_per_mm2: float = Field(0.01, ge=0)
-    reference_nm: int = Field(45, gt=0)
-    reference_voltage_v: float = Field(0.9, gt=0)
+    reference_nm: int = Field(HOROWITZ_45NM.node_nm, gt=0)
+    reference_voltage_v: float = Field(HOROWITZ_45NM.voltage_v, gt=0)
 
 
 class SoCConfig(_Model):
@@ -290,7 +391,7 @@ class SoCConfig(_Model):
 
     soc: SocHeader = SocHeader()
     cpu: CPUConfig = CPUConfig()
-    accelerators: list[AcceleratorConfig] = Field(min_length=1)
+    accelerators: list[AnyAcceleratorConfig] = Field(min_length=1)
     dram: DRAMConfig = DRAMConfig()
     llc: LLCConfig = LLCConfig()
     interconnect: InterconnectConfig = InterconnectConfig()
@@ -307,7 +408,7 @@ class SoCConfig(_Model):
         return self
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], *, file: str | None = None) -> SoCConfig:
+    def from_dict(cls, data: Mapping[str, object], *, file: str | None = None) -> SoCConfig:
         """Validate a parsed TOML document; errors name ``file``, the field and allowed values."""
         try:
             return cls.model_validate(data)
@@ -323,7 +424,8 @@ class SoCConfig(_Model):
         # Only the fields the description set: validators that tell a field given from a
         # default (a dsl accelerator's frequency_hz) see the same document again.
         data = self.model_dump(exclude_unset=True)
-        for acc in data["accelerators"]:
+        for acc, given in zip(data["accelerators"], self.accelerators, strict=True):
+            acc["kind"] = given.kind  # the union's tag, even where it was a default
             if accelerators is not None:
                 acc["count"] = accelerators
             if double_buffered is not None:
@@ -344,6 +446,9 @@ _MODELS_BY_SECTION: dict[str, type[BaseModel]] = {
     "llc": LLCConfig, "interconnect": InterconnectConfig, "host_memory": HostMemoryConfig,
     "energy": EnergyConfig, "scratchpads": ScratchpadConfig,
 }
+#: How a required field of an accelerator kind is written, for the error message.
+_REQUIRED_EXAMPLES = {"cycles_model": '"package.module:function"',
+                      "kernel": '"package.module:name"'}
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
@@ -356,17 +461,60 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _config_error(exc: ValidationError, file: str | None) -> ConfigError:
+def _split_kind(loc: tuple[Any, ...], root_is_accelerator: bool) -> tuple[tuple[Any, ...],
+                                                                         str | None]:
+    """``loc`` without the union's kind tag (``accelerators[0].systolic.rows`` ->
+    ``accelerators[0].rows``) and the kind it names."""
+    for i, part in enumerate(loc):
+        at_root = root_is_accelerator and i == 0
+        in_list = i >= 2 and loc[i - 2] == "accelerators" and isinstance(loc[i - 1], int)
+        if (at_root or in_list) and part in ACCELERATOR_CONFIGS:
+            return loc[:i] + loc[i + 1:], part
+    return loc, None
+
+
+def _config_error(exc: ValidationError, file: str | None, *,
+                  root_is_accelerator: bool = False) -> ConfigError:
     err = exc.errors()[0]
     loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
-    field = _field_path(loc) or None
+    loc, kind = _split_kind(loc, root_is_accelerator)
     etype = err["type"]
+    if etype in ("union_tag_invalid", "union_tag_not_found"):
+        kind_field = _field_path((*loc, "kind"))
+        kinds = list(ACCELERATOR_KINDS)
+        if etype == "union_tag_not_found":
+            return ConfigError("required field is missing", file=file, field=kind_field,
+                               allowed=kinds)
+        tag = err.get("ctx", {}).get("tag", err.get("input"))
+        return ConfigError(f"invalid value {tag!r}", file=file, field=kind_field,
+                           allowed=kinds)
+    field = _field_path(loc) or None
+    name = loc[-1] if loc and isinstance(loc[-1], str) else None
+    # A field directly on an accelerator of a known kind (not inside its scratchpads).
+    on_kind = kind is not None and len(loc) == (1 if root_is_accelerator else 3)
     if etype == "extra_forbidden":
+        if on_kind and kind is not None and name is not None:
+            cls = ACCELERATOR_CONFIGS[kind]
+            fields_of_kind = sorted(cls.model_fields)
+            if name in cls.field_hints:
+                return ConfigError(cls.field_hints[name], file=file, field=field,
+                                   allowed=fields_of_kind)
+            owners = [k for k, c in ACCELERATOR_CONFIGS.items() if name in c.model_fields]
+            if owners:
+                owned_by = " or ".join(f"'{k}'" for k in sorted(owners))
+                return ConfigError(f"{name} only used with kind {owned_by}, not '{kind}'",
+                                   file=file, field=field, allowed=fields_of_kind)
+            return ConfigError("unknown field", file=file, field=field, allowed=fields_of_kind)
         parent = [p for p in loc[:-1] if isinstance(p, str)]
         model = _MODELS_BY_SECTION.get(parent[-1]) if parent else SoCConfig
         allowed = sorted(model.model_fields) if model is not None else None
         return ConfigError("unknown field", file=file, field=field, allowed=allowed)
     if etype == "missing":
+        if on_kind and name is not None:
+            example = _REQUIRED_EXAMPLES.get(name)
+            what = f"{name} = {example}" if example else name
+            return ConfigError(f"an accelerator of kind '{kind}' needs {what}", file=file,
+                               field=field)
         return ConfigError("required field is missing", file=file, field=field)
     if etype == "literal_error":
         expected = err.get("ctx", {}).get("expected", "")

@@ -1,17 +1,16 @@
 """Energy of a simulated run: per action at each level of the memory hierarchy, plus leakage.
 
-Technology: the per-action energies of :class:`~archsim.sim.soc.config.EnergyConfig` are
-Horowitz's 45 nm / 0.9 V figures (ISSCC 2014, "Computing's energy problem (and what we can
+Technology: the per-action energies of :class:`~archsim.sim.soc.config.EnergyConfig` default
+to :data:`archsim.hw.models.energy.HOROWITZ_45NM`, Horowitz's 45 nm / 0.9 V figures (ISSCC 2014, "Computing's energy problem (and what we can
 do about it)"): 16-bit FP MAC 1.5 pJ, 32 KB SRAM 2.5 pJ/byte, 1 MB SRAM 12.5 pJ/byte (the LLC
 behind the coherent port), DRAM 20.3 pJ/bit (the low end of his 1.3-2.6 nJ per 64 bits). For
 another node or supply the accelerator's dynamic energies scale to first order with switched
-capacitance (~ feature size) and ``V**2``: ``(node / 45) * (V / 0.9) ** 2`` -- an assumption,
-stated in every result. DRAM energy is the memory's own and does not scale with the SoC node.
+capacitance (~ feature size) and ``V**2``: ``(node / 45) * (V / 0.9) ** 2``
+(:func:`archsim.hw.models.energy.node_scale`) -- an assumption, stated in every result. DRAM energy is the memory's own and does not scale with the SoC node.
 The CPU is charged its ``active_power_w`` while its threads are busy; leakage is
 ``leakage_w_per_mm2`` over the SoC area (:mod:`~archsim.sim.soc.area`) for the whole run.
 Compute energy is kept per accelerator (by its label): each model answers its steps'
-energy (:meth:`~archsim.sim.soc.accelerators.AcceleratorModel.step_energy_j`; a DSL design
-from its schedule's estimate), so :meth:`EnergyBreakdown.components_j` splits the total into
+energy (``operator_cost(step.tile).energy_j``; a DSL design from its schedule's estimate), so :meth:`EnergyBreakdown.components_j` splits the total into
 accelerators, scratchpads, LLC, DRAM, interconnect, CPU and leakage.
 """
 
@@ -19,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
+from ...hw.models.energy import node_scale as _node_scale
 from .area import soc_area_mm2
 from .config import SoCConfig
 
@@ -71,8 +71,8 @@ class EnergyBreakdown:
 def node_scale(config: SoCConfig) -> float:
     """First-order scaling of the reference energies to the SoC's node and voltage."""
     e = config.energy
-    return (config.soc.technology_nm / e.reference_nm) * \
-        (config.soc.voltage_v / e.reference_voltage_v) ** 2
+    return _node_scale(config.soc.technology_nm, config.soc.voltage_v,
+                       reference_nm=e.reference_nm, reference_voltage_v=e.reference_voltage_v)
 
 
 def energy_breakdown(config: SoCConfig, *, macs: float, vector_ops: float, spad_bytes: float,

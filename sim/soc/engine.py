@@ -44,16 +44,21 @@ import heapq
 import math
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar, overload
 
 from ...compilers.graph import WorkloadGraph
-from .accelerators import make_accelerator_model
+from ...errors import ConfigError
+from ...hw.models import HardwareModel
+from ...loading import ProgressCallback
+from .accelerators import make_accelerator_model, make_cpu_model
 from .config import SoCConfig
 from .results import SocResult, TransferTotals, build_result
-from .tiling import OperatorPlan, plan_operator
+from .tiling import OperatorPlan, Step, plan_operator
 
 __all__ = ["EventQueue", "Server", "simulate"]
+
+_T = TypeVar("_T")
 
 
 class EventQueue:
@@ -67,7 +72,13 @@ class EventQueue:
         self._seq = 0
         self.events = 0
 
-    def at(self, t: float, fn: Callable[[Any], None], arg: Any = None) -> None:
+    @overload
+    def at(self, t: float, fn: Callable[[None], None]) -> None: ...
+
+    @overload
+    def at(self, t: float, fn: Callable[[_T], None], arg: _T) -> None: ...
+
+    def at(self, t: float, fn: Callable[[Any], None], arg: object = None) -> None:
         """Call ``fn(arg)`` at time ``t`` (never before :attr:`now`)."""
         self._seq += 1
         heapq.heappush(self._heap, (t, self._seq, fn, arg))
@@ -98,8 +109,16 @@ class Server:
         self.queue: deque[tuple[float, str, int, Callable[[Any], None], Any]] = deque()
         self.intervals: list[tuple[float, float, str, int]] = []
 
+    @overload
     def submit(self, duration_s: float, category: str, op_index: int,
-               done: Callable[[Any], None], arg: Any = None) -> None:
+               done: Callable[[None], None]) -> None: ...
+
+    @overload
+    def submit(self, duration_s: float, category: str, op_index: int,
+               done: Callable[[_T], None], arg: _T) -> None: ...
+
+    def submit(self, duration_s: float, category: str, op_index: int,
+               done: Callable[[Any], None], arg: object = None) -> None:
         """Run a task of ``duration_s`` when a slot is free, then call ``done(arg)``."""
         if self.busy < self.capacity:
             self._start(duration_s, category, op_index, done, arg)
@@ -127,19 +146,32 @@ def _ignore(_: Any) -> None:
     """Completion callback of a task nothing waits for."""
 
 
-class _Accelerator:
-    __slots__ = ("index", "model", "server", "jobs", "running", "last_input", "last_weight",
-                 "freq", "cur", "cur_ready", "computing", "stores")
+def _tile_align(model: HardwareModel) -> tuple[int, int, int]:
+    """The ``(m, k, n)`` granularity ``model`` wants GEMM blocks aligned to (1: none)."""
+    align = getattr(model, "tile_align", (1, 1, 1))
+    return (int(align[0]), int(align[1]), int(align[2]))
 
-    def __init__(self, q: EventQueue, index: int, model: Any) -> None:
+
+def _counts_scratchpad_reads(model: HardwareModel) -> bool:
+    """Whether the engine charges scratchpad reads for ``model``'s compute (a model whose own
+    energy already counts its memory accesses says ``False``)."""
+    return bool(getattr(model, "counts_scratchpad_reads", True))
+
+
+class _Accelerator:
+    __slots__ = ("index", "model", "name", "counts_spad", "server", "jobs", "running",
+                 "last_input", "last_weight", "cur", "cur_ready", "computing", "stores")
+
+    def __init__(self, q: EventQueue, index: int, model: HardwareModel) -> None:
         self.index = index
         self.model = model
+        self.name = model.name
+        self.counts_spad = _counts_scratchpad_reads(model)
         self.server = Server(q, f"acc{index}:{model.name}")
         self.jobs: deque[Any] = deque()
         self.running = False
         self.last_input: tuple | None = None
         self.last_weight: tuple | None = None
-        self.freq = model.frequency_hz
         # Double-buffered pipeline: the step loaded or loading next, whether its loads are
         # done, the step computing (each a (job item, step index) pair) and stores in flight.
         self.cur: tuple[Any, int] | None = None
@@ -152,19 +184,18 @@ class _Simulation:
     """One run: the servers, the operator loop and the job state machines."""
 
     def __init__(self, config: SoCConfig, plans: list[OperatorPlan],
-                 progress: Callable[[int], None] | None) -> None:
+                 models: list[HardwareModel], progress: Callable[[int], None] | None) -> None:
         self.cfg = config
         self.plans = plans
         self.progress = progress
         q = self.q = EventQueue()
-        cpu = config.cpu
+        self.cpu = cpu = make_cpu_model(config.cpu)
         self.main = Server(q, "cpu:main")
         self.prep = Server(q, "cpu:prep", capacity=cpu.data_prep_threads)
         self.dram = Server(q, "dram")
         self.acp = Server(q, "acp")
-        accs = []
-        for acc_cfg in config.accelerators:
-            model = make_accelerator_model(acc_cfg, config.energy)
+        accs: list[_Accelerator] = []
+        for acc_cfg, model in zip(config.accelerators, models, strict=True):
             for _ in range(acc_cfg.count):
                 accs.append(_Accelerator(q, len(accs), model))
         self.accs = accs
@@ -178,7 +209,7 @@ class _Simulation:
         self.macs = 0
         self.vector_ops = 0.0
         self.spad_bytes = 0.0
-        self.acc_energy_j: dict[str, float] = {a.model.name: 0.0 for a in accs}
+        self.acc_energy_j: dict[str, float] = {a.name: 0.0 for a in accs}
         hm = config.host_memory
         self.policy = {"input": hm.inputs, "weight": hm.weights, "output": hm.outputs}
         self._port = {"dma": self.dram, "acp": self.acp}
@@ -225,7 +256,7 @@ class _Simulation:
         self.acp_miss = self.check_llc and _acp_footprint(plan, self.policy) > \
             self.cfg.llc.size_bytes
         if plan.target == "cpu":
-            self.main.submit(self.cfg.cpu.framework_overhead_s_per_op, "cpu_framework",
+            self.main.submit(self.cpu.framework_overhead_s_per_op, "cpu_framework",
                              self.op_index, self._cpu_copy, plan)
             return
         if plan.sequential:
@@ -242,11 +273,11 @@ class _Simulation:
         self._split_prep(plan.cpu_bytes, self._next_op)
 
     def _split_prep(self, nbytes: float, then: Callable[[Any], None]) -> None:
-        threads = self.cfg.cpu.data_prep_threads
+        threads = self.cpu.data_prep_threads
         if nbytes <= 0:
             then(None)
             return
-        dur = nbytes / threads / self.cfg.cpu.data_prep_bytes_per_s_per_thread
+        dur = self.cpu.prep_s_per_thread(nbytes)
         counter = [threads]
 
         def one_done(_: Any) -> None:
@@ -258,7 +289,7 @@ class _Simulation:
             self.prep.submit(dur, "data_prep", self.op_index, one_done)
 
     def _start_group(self, _: Any = None) -> None:
-        self.main.submit(self.cfg.cpu.framework_overhead_s_per_op, "cpu_framework",
+        self.main.submit(self.cpu.framework_overhead_s_per_op, "cpu_framework",
                          self.op_index, self._prep_group)
 
     def _prep_group(self, _: Any) -> None:
@@ -269,7 +300,7 @@ class _Simulation:
     def _dispatch_group(self, _: Any) -> None:
         jobs = self.group_jobs[self.group]
         self.pending = len(jobs)
-        cpu = self.cfg.cpu
+        cpu = self.cpu
         policy = self.policy
         n = len(self.accs)
         for job in jobs:
@@ -350,16 +381,17 @@ class _Simulation:
                           "accelerator_compute", self.op_index,
                           lambda _: self._step(acc, loads, i + 1))
 
-    def _compute_s(self, acc: _Accelerator, st: Any, out_bytes: float) -> float:
-        """Account one step's actions; its compute time."""
-        model = acc.model
+    def _compute_s(self, acc: _Accelerator, st: Step, out_bytes: float) -> float:
+        """Account one step's actions; its compute time, as the accelerator's model prices
+        the step's tile."""
+        cost = acc.model.operator_cost(st.tile)
         self.macs += st.macs
         self.vector_ops += st.vector_ops
-        self.acc_energy_j[model.name] += model.step_energy_j(st)
+        self.acc_energy_j[acc.name] += cost.energy_j
         # Compute reads each operand tile once; the output tile is read-modified-written.
-        if model.counts_scratchpad_reads:
+        if acc.counts_spad:
             self.spad_bytes += st.input_bytes + st.weight_bytes + 2.0 * out_bytes
-        return model.step_cycles(st) / acc.freq
+        return cost.latency_s
 
     # -- double-buffered pipeline -----------------------------------------------------------
     def _db_kick(self, acc: _Accelerator) -> None:
@@ -397,6 +429,7 @@ class _Simulation:
         self._db_kick(acc)
 
     def _db_computed(self, acc: _Accelerator) -> None:
+        assert acc.computing is not None  # this callback ends the step that is computing
         item, i = acc.computing
         acc.computing = None
         if i == len(item[1]) - 1:
@@ -447,7 +480,7 @@ class _Simulation:
             yield a.server
 
 
-def _acp_footprint(plan: OperatorPlan, policy: dict[str, str]) -> float:
+def _acp_footprint(plan: OperatorPlan, policy: Mapping[str, str]) -> float:
     """Distinct bytes an operator moves over the coherent port (its tiles of every tensor
     class whose policy is ACP)."""
     total = plan.output_bytes if policy["output"] == "acp" else 0.0
@@ -465,7 +498,8 @@ def _acp_footprint(plan: OperatorPlan, policy: dict[str, str]) -> float:
 
 
 def simulate(config: SoCConfig, graph: WorkloadGraph, *,
-             progress: Callable[[int, int], None] | None = None) -> SocResult:
+             progress: ProgressCallback | None = None,
+             models: Sequence[HardwareModel] | None = None) -> SocResult:
     """Simulate one inference of ``graph`` on the SoC ``config``.
 
     Parameters
@@ -476,23 +510,45 @@ def simulate(config: SoCConfig, graph: WorkloadGraph, *,
         The workload (:func:`archsim.compilers.graph.build_workload`).
     progress
         Called as ``progress(done_operators, total_operators)`` after each operator.
+    models
+        The executors of the accelerator entries, one per ``config.accelerators`` entry (its
+        ``count`` copies share it); default: each entry's own model
+        (:func:`~archsim.sim.soc.make_accelerator_model`). Any
+        :class:`~archsim.hw.models.HardwareModel` runs here: the engine asks it
+        ``operator_cost(step.tile)`` for every step and takes the step's compute time and
+        energy from the answer; a model with a ``tile_align`` gets blocks aligned to it, and
+        one with ``counts_scratchpad_reads = False`` is not charged scratchpad reads.
 
     Returns
     -------
     SocResult
         Timelines, the latency breakdown (sums to the end-to-end latency), traffic totals,
         energy and carbon.
+
+    Raises
+    ------
+    ConfigError
+        ``models`` does not give one model per accelerator entry.
     """
     t0 = time.perf_counter()
     spads = config.accelerators[0].scratchpads
-    models = [make_accelerator_model(a, config.energy) for a in config.accelerators]
+    if models is None:
+        pool: list[HardwareModel] = [make_accelerator_model(a, config.energy)
+                                     for a in config.accelerators]
+    else:
+        pool = list(models)
+        if len(pool) != len(config.accelerators):
+            raise ConfigError(f"{len(pool)} model(s) for {len(config.accelerators)} "
+                              f"accelerator entries; give one per entry", field="models")
     # One tiling serves the whole pool: align it to every accelerator's tile granularity.
-    align = tuple(math.lcm(*(m.tile_align[d] for m in models)) for d in range(3))
+    aligns = [_tile_align(m) for m in pool]
+    align = (math.lcm(*(a[0] for a in aligns)), math.lcm(*(a[1] for a in aligns)),
+             math.lcm(*(a[2] for a in aligns)))
     ops = list(graph)
     plans = [plan_operator(op, spads, align=align) for op in ops]
     total = len(plans)
     cb = (lambda done: progress(done, total)) if progress is not None else None
-    sim = _Simulation(config, plans, cb)
+    sim = _Simulation(config, plans, pool, cb)
     sim.run()
     wall = time.perf_counter() - t0
     return build_result(config=config, graph=graph, plans=plans, servers=list(sim.servers()),
@@ -500,4 +556,3 @@ def simulate(config: SoCConfig, graph: WorkloadGraph, *,
                         vector_ops=sim.vector_ops, spad_bytes=sim.spad_bytes,
                         events=sim.q.events, wall_time_s=wall, accelerators=len(sim.accs),
                         accelerator_energy_j=sim.acc_energy_j)
-

@@ -11,12 +11,18 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...outputs import save_figure, write_csv, write_json
+from .config import AcceleratorConfig, DSLAcceleratorConfig, SoCConfig
 from .energy import EnergyBreakdown, energy_breakdown
+
+if TYPE_CHECKING:
+    from ...compilers.graph import WorkloadGraph
+    from .engine import Server
+    from .tiling import OperatorPlan
 
 __all__ = ["CATEGORIES", "TransferTotals", "OperatorRecord", "SocResult", "attribute",
            "build_result"]
@@ -315,7 +321,7 @@ def _stacked_bar(ax: Any, parts: dict[str, float], scale: float, colors: dict[st
               bbox_to_anchor=(0.5, 1.6))
 
 
-def _accelerator_assumption(acc: Any) -> str:
+def _accelerator_assumption(acc: AcceleratorConfig) -> str:
     from .area import accelerator_area
 
     area = accelerator_area(acc)
@@ -324,10 +330,12 @@ def _accelerator_assumption(acc: Any) -> str:
              "synthesis": "Yosys NanGate45 cell area of the RTL + scratchpad SRAM"}
     text = (f"accelerator '{acc.label}' ({acc.kind}): area {area.total_mm2:.4g} mm^2 each from "
             f"{where[area.source]}")
-    if acc.kind == "dsl":
+    if isinstance(acc, DSLAcceleratorConfig):
+        from ...hw.models import DSLModel
         from .accelerators import load_design, make_accelerator_model
 
         model = make_accelerator_model(acc)
+        assert isinstance(model, DSLModel)
         m, k, n = model.tile
         text += (f"; kernel {acc.kernel} compiled once at {load_design(acc).clock_ns} ns: "
                  f"{m}x{k}x{n} tile, {model.invocation_cycles} cycles and "
@@ -336,7 +344,8 @@ def _accelerator_assumption(acc: Any) -> str:
     return text
 
 
-def build_result(*, config: Any, graph: Any, plans: list[Any], servers: list[Any],
+def build_result(*, config: SoCConfig, graph: WorkloadGraph, plans: list[OperatorPlan],
+                 servers: list[Server],
                  op_windows: list[tuple[float, float]], totals: TransferTotals, macs: int,
                  vector_ops: float, spad_bytes: float, events: int, wall_time_s: float,
                  accelerators: int,

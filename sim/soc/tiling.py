@@ -20,42 +20,60 @@ is not loaded again (SMAUG's tile reuse).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from ...compilers.graph import Operator
 from ...errors import ConfigError
+from ...hw.models import Tile
+from ...hw.models.accelerators import HOST_KINDS, VECTOR_KINDS
+from ...operators import Operator
 from .config import ScratchpadConfig
 
 __all__ = ["Step", "Job", "OperatorPlan", "LoopTiling", "plan_operator", "best_tiling",
-           "CPU_KINDS", "VECTOR_KINDS"]
+           "ScratchpadTiler", "CPU_KINDS", "VECTOR_KINDS"]
 
 #: Operator kinds run on the CPU (they move bytes, compute nothing on an accelerator).
-CPU_KINDS = frozenset({"data_movement", "embedding"})
-#: Operator kinds run on the accelerator's vector unit.
-VECTOR_KINDS = frozenset({"pool", "elementwise", "activation", "norm", "softmax", "reduce"})
+CPU_KINDS = HOST_KINDS
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
     """One reduction block of a job: what it loads (unless resident) and what it computes.
 
-    ``gemm`` is the step's ``(m, k, n)`` matmul shape (convolutions as implicit im2col:
-    ``m`` output pixels, ``k = c * kh * kw``, ``n`` output channels); ``conv`` the
-    ``(pixels, c, k, kh * kw)`` shape the SMV dataflow needs; ``vector_ops`` the work of a
-    vector step.
+    ``tile`` is the work (:class:`~archsim.hw.models.Tile`: the operator, the step's
+    ``(m, k, n)`` GEMM shape -- convolutions as implicit im2col, ``m`` output pixels,
+    ``k = c * kh * kw``, ``n`` output channels -- the ``(pixels, c, k, kh * kw)`` shape a
+    convolution dataflow needs, MACs, vector operations and bytes); accelerators price it
+    with ``operator_cost(step.tile)``. The keys name the input and weight tiles, so a tile
+    already resident in a scratchpad is not loaded again.
     """
 
     input_key: tuple
-    input_bytes: float
     weight_key: tuple | None
-    weight_bytes: float
-    macs: int
-    gemm: tuple[int, int, int] | None = None
-    conv: tuple[int, int, int, int] | None = None
-    vector_ops: float = 0.0
+    tile: Tile
+
+    @property
+    def input_bytes(self) -> float:
+        return self.tile.input_bytes
+
+    @property
+    def weight_bytes(self) -> float:
+        return self.tile.weight_bytes
+
+    @property
+    def macs(self) -> int:
+        return self.tile.macs
+
+    @property
+    def vector_ops(self) -> float:
+        return self.tile.vector_ops
+
+    @property
+    def gemm(self) -> tuple[int, int, int] | None:
+        return self.tile.gemm
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,12 +253,13 @@ def _plan_conv(op: Operator, spads: ScratchpadConfig, eb: float,
                     for c0, cs in _blocks(cin, t.reduction):
                         steps.append(Step(
                             input_key=(op.name, "i", b, gi, h0, c0),
-                            input_bytes=cs * rows_in * in_w * eb,
                             weight_key=(op.name, "w", gi, k0, c0),
-                            weight_bytes=ks * cs * kh * kw * eb,
-                            macs=hs * ow * cs * kh * kw * ks,
-                            gemm=(hs * ow, cs * kh * kw, ks),
-                            conv=(hs * ow, cs, ks, kh * kw)))
+                            tile=Tile(op=op, gemm=(hs * ow, cs * kh * kw, ks),
+                                      conv=(hs * ow, cs, ks, kh * kw),
+                                      macs=hs * ow * cs * kh * kw * ks,
+                                      input_bytes=cs * rows_in * in_w * eb,
+                                      weight_bytes=ks * cs * kh * kw * eb,
+                                      output_bytes=ks * hs * ow * eb)))
                     jobs.append(Job(tuple(steps), output_bytes=ks * hs * ow * eb))
     # The CPU tiles every distinct input and weight tile once (SMAUG's tiled tensors).
     seen: set[tuple] = set()
@@ -274,12 +293,15 @@ def _plan_gemm(op: Operator, spads: ScratchpadConfig, eb: float, *, m: int, k: i
                 steps = []
                 blocks = _blocks(k, t.reduction)
                 for i, (k0, ks) in enumerate(blocks):
-                    st = Step(input_key=(op.name + tag, "i", rep, m0, k0), input_bytes=ms * ks * eb,
+                    st = Step(input_key=(op.name + tag, "i", rep, m0, k0),
                               weight_key=(op.name + tag, "w", 0 if shared_weight else rep, n0,
                                           k0),
-                              weight_bytes=ks * ns * eb,
-                              macs=ms * ks * ns, gemm=(ms, ks, ns), conv=(ms, ks, ns, 1),
-                              vector_ops=per_job_vec if i == len(blocks) - 1 else 0.0)
+                              tile=Tile(op=op, gemm=(ms, ks, ns), conv=(ms, ks, ns, 1),
+                                        macs=ms * ks * ns,
+                                        vector_ops=per_job_vec if i == len(blocks) - 1
+                                        else 0.0,
+                                        input_bytes=ms * ks * eb, weight_bytes=ks * ns * eb,
+                                        output_bytes=ms * ns * eb))
                     steps.append(st)
                     for key, nb in ((st.input_key, st.input_bytes),
                                     (st.weight_key, st.weight_bytes)):
@@ -310,9 +332,11 @@ def _plan_vector(op: Operator, spads: ScratchpadConfig, eb: float) -> OperatorPl
     jobs = []
     flops_per_el = op.flops / out_el
     for i, (_, es) in enumerate(_blocks(out_el, cap)):
-        steps = (Step(input_key=(op.name, "i", i), input_bytes=es * ratio_in * eb,
+        steps = (Step(input_key=(op.name, "i", i),
                       weight_key=(op.name, "w", i) if ratio_w else None,
-                      weight_bytes=es * ratio_w * eb, macs=0, vector_ops=es * flops_per_el),)
+                      tile=Tile(op=op, vector_ops=es * flops_per_el,
+                                input_bytes=es * ratio_in * eb, weight_bytes=es * ratio_w * eb,
+                                output_bytes=es * eb)),)
         jobs.append(Job(steps, output_bytes=es * eb))
     prep = sum(s.input_bytes + s.weight_bytes for j in jobs for s in j.steps)
     return OperatorPlan(op.name, op.kind, "accelerator", tuple(jobs), None, prep,
@@ -382,3 +406,15 @@ def plan_operator(op: Operator, spads: ScratchpadConfig, *,
                       field="kind", allowed=sorted(CPU_KINDS | VECTOR_KINDS |
                                                    {"conv2d", "matmul", "recurrent",
                                                     "attention"}))
+
+
+@dataclass(frozen=True)
+class ScratchpadTiler:
+    """A :data:`~archsim.hw.models.Tiler` for accelerators with these scratchpads: the tiles
+    of :func:`plan_operator` (none for an operator the CPU runs)."""
+
+    scratchpads: ScratchpadConfig
+
+    def __call__(self, op: Operator, align: tuple[int, int, int]) -> Sequence[Tile]:
+        plan = plan_operator(op, self.scratchpads, align=align)
+        return [st.tile for job in plan.jobs for st in job.steps]

@@ -509,15 +509,25 @@ def _gemm_design(m: int, k: int, n: int, clock_ns: float) -> Any:
 
 def hls_gemm(params: dict[str, Any], seed: int) -> dict[str, float]:
     """Predicted cycles, latency, energy and area of one GEMM-tile design; with an RTL
-    backend also the measured cycles (``measured_cycles`` is NaN for ``"model"``)."""
+    backend also the measured cycles (``measured_cycles`` is NaN for ``"model"``).
+
+    The tile is priced through the hardware-model seam: the compiled Design as a
+    :class:`~archsim.hw.models.DSLModel` answering ``operator_cost`` for one
+    ``m x k x n`` tile (one invocation, at ``1 / max(clock_ns, critical path)``).
+    """
     import numpy as np
 
+    from ...compilers.graph import TensorSpec, linear
     from ...errors import SimulationError
+    from ...hw.models import DSLModel, Tile
+    from ..soc.accelerators import DesignTile
 
     p = HLSGemmParams.model_validate(params)
     design = _gemm_design(p.m, p.k, p.n, p.clock_ns)
-    estimate = design.estimate()
-    cycles = design.static_cycles()
+    model = DSLModel(design=DesignTile(design), tile=(p.m, p.k, p.n), name="hls-gemm")
+    op = linear("gemm_tile", TensorSpec("a", (p.m, p.k), "int8"), out_features=p.n, bias=False)
+    cost = model.operator_cost(Tile(op=op, gemm=(p.m, p.k, p.n), macs=p.m * p.k * p.n))
+    cycles = cost.cycles if cost.cycles is not None else 0
     measured = math.nan
     if p.backend != "model":
         rng = np.random.default_rng(p.input_seed)
@@ -529,8 +539,8 @@ def hls_gemm(params: dict[str, Any], seed: int) -> dict[str, float]:
         if not np.array_equal(run.outputs["c"], acc + a @ w.T):
             raise SimulationError(f"GEMM tile {p.m}x{p.k}x{p.n}: RTL product differs from numpy")
         measured = float(run.cycles)
-    return {"cycles": float(cycles), "latency_s": float(estimate.latency_s),
-            "energy_j": float(estimate.energy_j), "area_um2": float(estimate.area_um2),
+    return {"cycles": float(cycles), "latency_s": float(cost.latency_s),
+            "energy_j": float(cost.energy_j), "area_um2": float(design.estimate().area_um2),
             "macs_per_cycle": p.m * p.k * p.n / cycles, "measured_cycles": measured}
 
 
