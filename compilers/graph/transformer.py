@@ -8,6 +8,7 @@ model's paper or released configuration (cited per preset).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ...errors import ConfigError
 from .ir import Operator, TensorSpec, WorkloadGraph, dtype_bytes, matmul
@@ -258,6 +259,15 @@ def dense_group_operator(cfg: TransformerConfig, *, tokens: int, sequences: int,
                      "layers": n_l, "tokens": t, "sequences": s, "macs": macs})
 
 
+@lru_cache(maxsize=4096)
+def _attention_io(cfg: TransformerConfig, tokens: int, dtype: str) -> tuple[TensorSpec, TensorSpec]:
+    """The QKV input and output tensors of the attention group (shared: serving engines
+    build one group per iteration and the token count repeats across decode steps)."""
+    h, hk, n_l = cfg.hidden, cfg.kv_hidden, cfg.num_layers
+    return (TensorSpec("qkv", (n_l, tokens, h + 2 * hk), dtype),
+            TensorSpec("attn", (n_l, tokens, h), dtype))
+
+
 def attention_group_operator(cfg: TransformerConfig, *, tokens: int, attn_pairs: int,
                              context_tokens: int, dtype: str = "fp16") -> Operator:
     """Every layer's attention over a packed batch, as one group.
@@ -273,10 +283,9 @@ def attention_group_operator(cfg: TransformerConfig, *, tokens: int, attn_pairs:
                           field="tokens")
     h, hk, n_l = cfg.hidden, cfg.kv_hidden, cfg.num_layers
     t, ctx = int(tokens), int(context_tokens)
-    inputs = (TensorSpec("qkv", (n_l, t, h + 2 * hk), dtype),
-              TensorSpec("kv_cache", (n_l, 2, ctx, hk), dtype, role="kv_cache"))
-    outputs = (TensorSpec("attn", (n_l, t, h), dtype),)
-    return Operator("attention", "attention", inputs, outputs, 4.0 * n_l * h * float(attn_pairs),
+    qkv, out = _attention_io(cfg, t, dtype)
+    inputs = (qkv, TensorSpec("kv_cache", (n_l, 2, ctx, hk), dtype, role="kv_cache"))
+    return Operator("attention", "attention", inputs, (out,), 4.0 * n_l * h * float(attn_pairs),
                     {"layers": n_l, "heads": cfg.num_heads, "kv_heads": cfg.num_kv_heads,
                      "head_dim": cfg.head_dim, "tokens": t, "context_tokens": ctx,
                      "attn_pairs": attn_pairs, "macs": 2 * n_l * h * int(attn_pairs)})
