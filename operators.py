@@ -39,6 +39,7 @@ OP_KINDS: frozenset[str] = frozenset({
     "recurrent",       # an RNN / LSTM / GRU layer over a sequence (attrs["cell"] says which)
     "reduce",          # sum / mean over axes
     "data_movement",   # reshape, transpose, concat, gather that move bytes but compute nothing
+    "fused",           # several operators run as one kernel group (attrs["fused"] lists kinds)
 })
 
 #: What a tensor is for; memory policies and parallelism treat roles differently.

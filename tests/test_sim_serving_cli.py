@@ -32,7 +32,7 @@ def test_serve_from_trace(tmp_path, capsys):
     (["--rate", "0"], "arrival rate must be a positive number of requests/s, not 0.0"),
     (["--rate", "-3"], "not -3.0"),
     (["--model", "llama-65b", "--gpu", "a100-40gb"], "llama-65b.*does not|needs 130"),
-    (["--policy", "lifo"], "unknown policy 'lifo'"),
+    (["--policy", "lifo"], r"'lifo' is not one of 'worst-case', 's3', 'oracle', 'paged'"),
     (["--model", "gpt-5"], "unknown model 'gpt-5'"),
     (["--slo-tbt-s", "0"], "field 'tbt_s': SLO bound must be > 0 s, not 0.0"),
     (["--tp", "0"], "tensor parallelism must be a positive integer, not 0"),

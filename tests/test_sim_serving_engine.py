@@ -5,12 +5,12 @@ import pytest
 
 from archsim.errors import ConfigError
 from archsim.sim.serving import (
+    BatchShape,
     Buckets,
     ClassifierPredictor,
     ConfusionPredictor,
     Deployment,
     ExactPredictor,
-    IterationShape,
     LengthDistribution,
     OraclePolicy,
     PagedPolicy,
@@ -100,8 +100,8 @@ def test_single_request_timing_is_prefill_plus_decodes():
     reqs = RequestSet(np.array([2.0]), np.array([p]), np.array([o]))
     res = simulate(dep, reqs, WorstCasePolicy())
     cost = dep.cost
-    prefill = float(cost.latency_s(IterationShape.uniform(batch=1, new_tokens=p, context_len=p)))
-    decodes = sum(float(cost.latency_s(IterationShape.uniform(batch=1, new_tokens=1,
+    prefill = float(cost.latency_s(BatchShape.uniform(batch=1, new_tokens=p, context_len=p)))
+    decodes = sum(float(cost.latency_s(BatchShape.uniform(batch=1, new_tokens=1,
                                                               context_len=p + g)))
                   for g in range(1, o))
     assert res.per_request["first_token_s"][0] == pytest.approx(2.0 + prefill, rel=1e-12)
@@ -218,3 +218,39 @@ def test_s3_with_exact_predictor_equals_oracle_online(tight):
     a = simulate(tight, reqs, S3Policy(predictor=ExactPredictor()))
     b = simulate(tight, reqs, OraclePolicy())
     np.testing.assert_array_equal(a.per_request["finish_s"], b.per_request["finish_s"])
+
+
+class _ConstantExecutor:
+    """Every operator takes ``latency_s``, whatever its shape."""
+
+    def __init__(self, latency_s: float) -> None:
+        self.latency_s = latency_s
+        self.name = f"constant-{latency_s}"
+
+    def operator_cost(self, work):
+        from archsim.hw.models.base import OperatorCost
+
+        return OperatorCost(self.latency_s, bound="overhead")
+
+
+@pytest.mark.parametrize("policy", [WorstCasePolicy(), PagedPolicy()], ids=lambda p: p.name)
+def test_swapping_the_executor_changes_the_run_accordingly(sharegpt, policy):
+    # offline load (all arrivals at t=0, never idle): each iteration prices two operators
+    # (dense and attention groups) plus the fixed overhead, so with a constant-cost executor
+    # the makespan is iterations x (2 c + overhead), whatever the batch
+    c, overhead = 0.004, 1e-3
+    const = Deployment.build(model="llama-13b", gpu="a100-40gb", max_seq_len=1024,
+                             executor=_ConstantExecutor(c), iteration_overhead_s=overhead)
+    m = simulate(const, sharegpt, policy).metrics
+    assert m.makespan_s == pytest.approx(m.iterations * (2 * c + overhead), rel=1e-9)
+    # a roofline of a faster GPU (H100 rates, same A100-40GB memory) finishes sooner than the
+    # deployment's own A100 roofline; the iteration count is set by memory, not speed
+    from archsim.hw.models.gpu import GPURoofline, get_gpu
+
+    a100 = Deployment.build(model="llama-13b", gpu="a100-40gb", max_seq_len=1024)
+    h100 = Deployment.build(model="llama-13b", gpu="a100-40gb", max_seq_len=1024,
+                            executor=GPURoofline(get_gpu("h100-80gb"), compute_efficiency=0.6,
+                                                 memory_efficiency=0.8))
+    slow, fast = simulate(a100, sharegpt, policy).metrics, simulate(h100, sharegpt, policy).metrics
+    assert fast.iterations == slow.iterations
+    assert fast.makespan_s < slow.makespan_s

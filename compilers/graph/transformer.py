@@ -8,11 +8,13 @@ model's paper or released configuration (cited per preset).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ...errors import ConfigError
 from .ir import Operator, TensorSpec, WorkloadGraph, dtype_bytes, matmul
 
-__all__ = ["TransformerConfig", "TRANSFORMER_PRESETS", "get_transformer", "transformer_graph"]
+__all__ = ["TransformerConfig", "TRANSFORMER_PRESETS", "get_transformer", "transformer_graph",
+           "dense_group_operator", "attention_group_operator"]
 
 
 @dataclass(frozen=True)
@@ -216,3 +218,74 @@ def transformer_graph(
         head_w = emb if cfg.tied_embeddings else w("lm_head", h, cfg.vocab)
         g.add(matmul("lm_head", hidden, head_w, "logits", m=last, n=cfg.vocab, k=h))
     return g
+
+
+def dense_group_operator(cfg: TransformerConfig, *, tokens: int, sequences: int,
+                         dtype: str = "fp16") -> Operator:
+    """Every non-attention operator of one forward pass over a packed batch, as one group.
+
+    A continuous-batching iteration processes ``tokens`` new tokens of
+    ``sequences`` sequences (any mix of prefills and decode steps). The group is
+    the embedding, every layer's norms, QKV/output projections, MLP and residual
+    adds, and the LM head over the last position of each sequence: its FLOPs and
+    the bytes of its tensors (each operator's reads and writes counted once, as
+    :func:`transformer_graph`'s operators count them) are the sums over those
+    operators; a uniform batch gives exactly the sums over ``transformer_graph``.
+    Kernels of a group are taken to overlap (one roofline over the group).
+    """
+    if tokens < 0 or sequences < 0 or sequences > tokens:
+        raise ConfigError(f"need 0 <= sequences <= tokens, not {sequences} and {tokens}",
+                          field="tokens")
+    h, hk, f, v, n_l = cfg.hidden, cfg.kv_hidden, cfg.ffn_hidden, cfg.vocab, cfg.num_layers
+    qkv_n = h + 2 * hk
+    up_n = 2 * f if cfg.gated_mlp else f
+    t, s = int(tokens), int(sequences)
+    # per layer, reads: norm1 h, qkv h, proj h, add1 2h, norm2 h, up h, act up_n, down f,
+    # add2 2h; writes: norm1 h, qkv qkv_n, proj h, add1 h, norm2 h, up up_n, act f, down h,
+    # add2 h. The embedding writes and the head reads t x h; the head writes s x vocab.
+    reads = n_l * t * (9 * h + up_n + f) + t * h
+    writes = n_l * t * (6 * h + qkv_n + up_n + f) + t * h
+    head_w = cfg.vocab * h  # the LM head's matrix (or the tied embedding read again)
+    weights = n_l * cfg.params_per_layer + cfg.vocab * h + head_w
+    macs = n_l * t * (h * qkv_n + h * h + h * up_n + f * h) + s * v * h
+    vector_flops = n_l * t * (12.0 * h + (4.0 if cfg.gated_mlp else 8.0) * f)
+    inputs = (TensorSpec("tokens", (t,), "int32", role="input"),
+              TensorSpec("weights", (weights,), dtype, role="weight"),
+              TensorSpec("activations_in", (reads,), dtype))
+    outputs = (TensorSpec("activations_out", (writes,), dtype),
+               TensorSpec("logits", (s, v), dtype))
+    return Operator("dense", "fused", inputs, outputs, 2.0 * macs + vector_flops,
+                    {"fused": ("embedding", "norm", "matmul", "elementwise", "activation"),
+                     "layers": n_l, "tokens": t, "sequences": s, "macs": macs})
+
+
+@lru_cache(maxsize=4096)
+def _attention_io(cfg: TransformerConfig, tokens: int, dtype: str) -> tuple[TensorSpec, TensorSpec]:
+    """The QKV input and output tensors of the attention group (shared: serving engines
+    build one group per iteration and the token count repeats across decode steps)."""
+    h, hk, n_l = cfg.hidden, cfg.kv_hidden, cfg.num_layers
+    return (TensorSpec("qkv", (n_l, tokens, h + 2 * hk), dtype),
+            TensorSpec("attn", (n_l, tokens, h), dtype))
+
+
+def attention_group_operator(cfg: TransformerConfig, *, tokens: int, attn_pairs: int,
+                             context_tokens: int, dtype: str = "fp16") -> Operator:
+    """Every layer's attention over a packed batch, as one group.
+
+    ``attn_pairs`` is ``sum_i n_i * c_i`` over the batch's sequences (new tokens
+    times attended positions) and ``context_tokens`` is ``sum_i c_i`` (KV-cache
+    positions read). FLOPs are ``4 * hidden`` per pair per layer (QK^T and PV) and
+    the tensors are the QKV input, the packed KV cache and the output, as
+    :func:`transformer_graph`'s attention operators count them.
+    """
+    if min(tokens, attn_pairs, context_tokens) < 0:
+        raise ConfigError("tokens, attention pairs and context tokens must be >= 0",
+                          field="tokens")
+    h, hk, n_l = cfg.hidden, cfg.kv_hidden, cfg.num_layers
+    t, ctx = int(tokens), int(context_tokens)
+    qkv, out = _attention_io(cfg, t, dtype)
+    inputs = (qkv, TensorSpec("kv_cache", (n_l, 2, ctx, hk), dtype, role="kv_cache"))
+    return Operator("attention", "attention", inputs, (out,), 4.0 * n_l * h * float(attn_pairs),
+                    {"layers": n_l, "heads": cfg.num_heads, "kv_heads": cfg.num_kv_heads,
+                     "head_dim": cfg.head_dim, "tokens": t, "context_tokens": ctx,
+                     "attn_pairs": attn_pairs, "macs": 2 * n_l * h * int(attn_pairs)})

@@ -2,47 +2,82 @@
 
 from __future__ import annotations
 
+from enum import Enum, StrEnum
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
-__all__ = ["register"]
+from ...compilers.graph.transformer import TRANSFORMER_PRESETS
+from ...hw.models.gpu import GPU_SPECS
+from ..serving.policies import POLICY_NAMES
+from ..serving.requests import DATASETS
+
+__all__ = ["register", "GPUName", "PolicyName", "DatasetName", "ArrivalProcess"]
+
+# Choices built from the data, so a new GPU, policy or data set shows up here by itself.
+GPUName = Enum("GPUName", {name: name for name in GPU_SPECS}, type=str)  # type: ignore[misc]
+PolicyName = Enum("PolicyName",  # type: ignore[misc]
+                  {name: name for name in (*POLICY_NAMES, "s3-exact")}, type=str)
+DatasetName = Enum("DatasetName", {name: name for name in DATASETS}, type=str)  # type: ignore[misc]
+
+
+class ArrivalProcess(StrEnum):
+    poisson = "poisson"
+    bursty = "bursty"
+
+
+_DECODERS = ", ".join(sorted(name for name, cfg in TRANSFORMER_PRESETS.items() if cfg.decoder))
+#: Draw a progress bar only for runs long enough to need one.
+_PROGRESS_MIN_REQUESTS = 20000
 
 
 def register(app: typer.Typer) -> None:
     @app.command("serve")
     def serve(
-        model: str = typer.Option("llama-13b", help="Transformer preset (archsim.compilers.graph)."),
-        gpu: str = typer.Option("a100-80gb", help="GPU: a100-40gb, a100-80gb, h100-80gb."),
-        policy: str = typer.Option("s3", help="worst-case, s3, oracle, paged, paged-swap."),
-        rate: float = typer.Option(5.0, help="Mean arrival rate (requests/s)."),
-        requests: int = typer.Option(10000, help="Number of requests to simulate."),
-        tp: int = typer.Option(1, help="Tensor-parallel GPUs."),
-        seed: int = typer.Option(0, help="Seed for arrivals, lengths and the predictor."),
-        out: Path = typer.Option(None, "--out", "-o", help="Write JSON/CSV and plots here."),
-        trace: Path = typer.Option(None, help="CSV trace: arrival_s,prompt_tokens,output_tokens."),
-        dataset: str = typer.Option("alpaca", help="Length distributions: alpaca, sharegpt."),
-        arrival: str = typer.Option("poisson", help="Arrival process: poisson or bursty."),
-        burst_cv: float = typer.Option(3.0, help="Gap coefficient of variation when bursty."),
-        offline: bool = typer.Option(False, help="All requests arrive at t=0 (ignores --rate)."),
-        predictor_accuracy: float = typer.Option(0.986, help="S3 predictor accuracy."),
-        buckets: int = typer.Option(10, help="S3 predictor length buckets."),
-        block_tokens: int = typer.Option(16, help="Paged KV block size (tokens)."),
-        dtype: str = typer.Option("fp16", help="Weight/KV data type."),
-        max_batch_size: int = typer.Option(None, help="Cap on running sequences."),
-        compute_efficiency: float = typer.Option(0.6, help="Achieved fraction of peak FLOP/s."),
-        memory_efficiency: float = typer.Option(0.8, help="Achieved fraction of HBM bandwidth."),
-        overhead_ms: float = typer.Option(1.0, help="Fixed per-iteration overhead (ms)."),
-        calibration: Path = typer.Option(None, help="CSV batch,context_len,latency_s table."),
-        slo_ttft_s: float = typer.Option(1.0, help="SLO on time to first token (s)."),
-        slo_tbt_s: float = typer.Option(0.1, help="SLO on mean time between tokens (s)."),
-        window: int = typer.Option(256, help="Queued requests the scheduler considers."),
-        progress: bool = typer.Option(None, help="Progress bar (default: when interactive)."),
+        model: Annotated[str, typer.Option(help=f"Decoder preset: {_DECODERS}.")] = "llama-13b",
+        gpu: Annotated[GPUName, typer.Option(help="GPU datasheet.")] = GPUName("a100-80gb"),
+        policy: Annotated[PolicyName, typer.Option(help="Scheduling and KV-cache policy.")] = PolicyName("s3"),
+        rate: Annotated[float, typer.Option(help="Mean arrival rate (requests/s).")] = 5.0,
+        requests: Annotated[int, typer.Option(help="Number of requests to simulate.")] = 10000,
+        tp: Annotated[int, typer.Option(help="Tensor-parallel GPUs.")] = 1,
+        seed: Annotated[int, typer.Option(help="Seed for arrivals, lengths and the predictor.")] = 0,
+        out: Annotated[Path | None, typer.Option("--out", "-o",
+                                                 help="Write JSON/CSV and plots here.")] = None,
+        trace: Annotated[Path | None, typer.Option(
+            help="CSV trace: arrival_s,prompt_tokens,output_tokens.")] = None,
+        dataset: Annotated[DatasetName, typer.Option(help="Length distributions.")] = DatasetName("alpaca"),
+        arrival: Annotated[ArrivalProcess, typer.Option(help="Arrival process.")] = ArrivalProcess.poisson,
+        burst_cv: Annotated[float, typer.Option(
+            help="Gap coefficient of variation when bursty.")] = 3.0,
+        offline: Annotated[bool, typer.Option(
+            help="All requests arrive at t=0 (ignores --rate).")] = False,
+        predictor_accuracy: Annotated[float, typer.Option(help="S3 predictor accuracy.")] = 0.986,
+        buckets: Annotated[int, typer.Option(help="S3 predictor length buckets.")] = 10,
+        block_tokens: Annotated[int, typer.Option(help="Paged KV block size (tokens).")] = 16,
+        dtype: Annotated[str, typer.Option(help="Weight/KV data type.")] = "fp16",
+        max_batch_size: Annotated[int | None, typer.Option(
+            help="Cap on running sequences.")] = None,
+        compute_efficiency: Annotated[float, typer.Option(
+            help="Achieved fraction of peak FLOP/s.")] = 0.6,
+        memory_efficiency: Annotated[float, typer.Option(
+            help="Achieved fraction of HBM bandwidth.")] = 0.8,
+        overhead_ms: Annotated[float, typer.Option(
+            help="Fixed per-iteration overhead (ms).")] = 1.0,
+        calibration: Annotated[Path | None, typer.Option(
+            help="CSV batch,context_len,latency_s table.")] = None,
+        slo_ttft_s: Annotated[float, typer.Option(help="SLO on time to first token (s).")] = 1.0,
+        slo_tbt_s: Annotated[float, typer.Option(
+            help="SLO on mean time between tokens (s).")] = 0.1,
+        window: Annotated[int, typer.Option(help="Queued requests the scheduler considers.")] = 256,
+        progress: Annotated[bool | None, typer.Option(
+            help="Progress bar (default: when interactive).")] = None,
     ) -> None:
         """Simulate serving REQUESTS with POLICY and print throughput, latency and memory."""
         import sys
 
         from rich.console import Console
+        from rich.progress import Progress
         from rich.table import Table
 
         from ..serving import (
@@ -57,22 +92,30 @@ def register(app: typer.Typer) -> None:
 
         console = Console()
         calib = CalibrationTable.from_csv(calibration) if calibration else None
-        dep = Deployment.build(model=model, gpu=gpu, tp=tp, dtype=dtype,
+        dep = Deployment.build(model=model, gpu=GPUName(gpu).value, tp=tp, dtype=dtype,
                                compute_efficiency=compute_efficiency,
                                memory_efficiency=memory_efficiency,
                                iteration_overhead_s=overhead_ms * 1e-3, calibration=calib)
-        pol = make_policy(policy, accuracy=predictor_accuracy, num_buckets=buckets,
-                          block_tokens=block_tokens)
+        pol = make_policy(PolicyName(policy).value, accuracy=predictor_accuracy,
+                          num_buckets=buckets, block_tokens=block_tokens)
         if trace is not None:
             reqs = load_trace(trace)
         else:
             reqs = generate_requests(requests, rate_per_s=None if offline else rate,
-                                     dataset=dataset, arrival=arrival, burst_cv=burst_cv,
+                                     dataset=DatasetName(dataset).value,
+                                     arrival=ArrivalProcess(arrival).value, burst_cv=burst_cv,
                                      seed=seed)
         show = sys.stderr.isatty() if progress is None else progress
-        result = simulate(dep, reqs, pol, seed=seed, max_batch_size=max_batch_size,
-                          window=window, slo=SLO(ttft_s=slo_ttft_s, tbt_s=slo_tbt_s),
-                          progress=show and len(reqs) >= 20000)
+        slo = SLO(ttft_s=slo_ttft_s, tbt_s=slo_tbt_s)
+        if show and len(reqs) >= _PROGRESS_MIN_REQUESTS:
+            with Progress(transient=True, console=Console(stderr=True)) as bar:
+                task = bar.add_task(f"serving ({pol.name})", total=len(reqs))
+                result = simulate(dep, reqs, pol, seed=seed, max_batch_size=max_batch_size,
+                                  window=window, slo=slo,
+                                  progress=lambda done, total: bar.update(task, completed=done))
+        else:
+            result = simulate(dep, reqs, pol, seed=seed, max_batch_size=max_batch_size,
+                              window=window, slo=slo)
         m = result.metrics
         table = Table(title=f"{result.model} on {tp}x {result.gpu}, policy {result.policy}")
         table.add_column("metric")

@@ -10,7 +10,7 @@ Typical use::
     print(result.metrics.throughput_tokens_per_s)
 """
 
-from .config import CalibrationTable, CostModel, Deployment, IterationShape
+from .config import BatchShape, CalibrationTable, CostModel, Deployment
 from .engine import simulate
 from .metrics import SLO, ServingMetrics, ServingResult, Timeline, compute_metrics
 from .policies import (
@@ -40,7 +40,7 @@ from .requests import (
 )
 
 __all__ = [
-    "CalibrationTable", "CostModel", "Deployment", "IterationShape", "simulate",
+    "BatchShape", "CalibrationTable", "CostModel", "Deployment", "simulate",
     "SLO", "ServingMetrics", "ServingResult", "Timeline", "compute_metrics",
     "POLICY_NAMES", "MemoryPolicy", "OraclePolicy", "PagedPolicy", "S3Policy", "WorstCasePolicy",
     "make_policy", "Buckets", "ClassifierPredictor", "ConfusionPredictor", "ExactPredictor",

@@ -1,4 +1,8 @@
-"""KV-cache memory policies: the baselines and S3.
+"""Serving policies: an admission scheduler plus a KV-cache memory manager, by name.
+
+A policy is the user-facing choice; for each simulation it builds its
+:class:`~archsim.sim.serving.scheduler.Scheduler` and a fresh
+:class:`~archsim.sim.serving.memory.MemoryManager`.
 
 Reservation policies give each admitted sequence a fixed KV-cache reservation
 of ``prompt + reserved_output`` tokens for its lifetime:
@@ -20,101 +24,119 @@ swap (to host memory over PCIe).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import numpy as np
+from abc import ABC, abstractmethod
 
 from ...errors import ConfigError
+from .memory import (
+    KVCache,
+    MemoryManager,
+    OracleReservation,
+    PagedBlockManager,
+    PredictedReservation,
+    WorstCaseReservation,
+)
 from .predictor import Buckets, ConfusionPredictor, ExactPredictor, LengthPredictor
+from .scheduler import DFFScheduler, FCFSScheduler, Scheduler
+from .state import RequestTable
 
 __all__ = ["MemoryPolicy", "WorstCasePolicy", "OraclePolicy", "S3Policy", "PagedPolicy",
            "POLICY_NAMES", "make_policy"]
 
 
-@dataclass(frozen=True)
-class MemoryPolicy:
-    """Base of the memory policies (``kind`` is ``"reservation"`` or ``"paged"``)."""
+class MemoryPolicy(ABC):
+    """A serving policy: what admits requests and what manages the KV cache."""
 
-    name: str = field(default="", init=False)
-    kind: str = field(default="reservation", init=False)
-    order: str = field(default="fcfs", init=False)  # admission order: "fcfs" or "dff"
-    preempts: bool = field(default=False, init=False)
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """The policy's name in results and tables."""
 
-    def reserve_output(self, prompt: np.ndarray, output: np.ndarray, max_seq_len: int,
-                       rng: np.random.Generator) -> np.ndarray:
-        """Output tokens reserved for each request at its first admission."""
-        raise NotImplementedError
+    @abstractmethod
+    def scheduler(self) -> Scheduler:
+        """The admission scheduler."""
 
-    def repredict(self, prompt, output, generated, max_seq_len, rng) -> np.ndarray:
-        raise NotImplementedError
+    @abstractmethod
+    def memory_manager(self, kv: KVCache, table: RequestTable) -> MemoryManager:
+        """A fresh memory manager for one simulation."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
 
 
-@dataclass(frozen=True)
 class WorstCasePolicy(MemoryPolicy):
     """Reserve ``max_seq_len`` tokens per sequence; first-come first-served."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "name", "worst-case")
+    @property
+    def name(self) -> str:
+        return "worst-case"
 
-    def reserve_output(self, prompt, output, max_seq_len, rng):
-        return max_seq_len - np.asarray(prompt, np.int64)
+    def scheduler(self) -> Scheduler:
+        return FCFSScheduler()
+
+    def memory_manager(self, kv: KVCache, table: RequestTable) -> MemoryManager:
+        return WorstCaseReservation(kv, table)
 
 
-@dataclass(frozen=True)
 class OraclePolicy(MemoryPolicy):
     """Reserve the true output length; decreasing-first-fit admission."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "name", "oracle")
-        object.__setattr__(self, "order", "dff")
+    @property
+    def name(self) -> str:
+        return "oracle"
 
-    def reserve_output(self, prompt, output, max_seq_len, rng):
-        return np.asarray(output, np.int64).copy()
+    def scheduler(self) -> Scheduler:
+        return DFFScheduler()
+
+    def memory_manager(self, kv: KVCache, table: RequestTable) -> MemoryManager:
+        return OracleReservation(kv, table)
 
 
-@dataclass(frozen=True)
 class S3Policy(MemoryPolicy):
     """S3: predicted-length reservation, decreasing-first-fit packing, preempt and re-queue.
 
-    ``predictor`` defaults to a 10-bucket :class:`ConfusionPredictor` with
-    98.6% accuracy over ``[1, max_seq_len]`` (built when the engine knows
-    ``max_seq_len``); pass ``num_buckets``/``accuracy`` to change those.
+    Parameters
+    ----------
+    predictor
+        The length predictor; ``None`` builds a ``num_buckets`` :class:`ConfusionPredictor`
+        with ``accuracy`` over ``[1, max_seq_len]`` when the engine knows ``max_seq_len``.
+    num_buckets, accuracy
+        The default predictor's buckets (10) and accuracy (98.6%).
+
+    Raises
+    ------
+    ConfigError
+        ``predictor`` lacks ``predict``/``repredict``, or the default predictor's
+        parameters are out of range (its own messages).
     """
 
-    predictor: LengthPredictor | None = None
-    num_buckets: int = 10
-    accuracy: float = 0.986
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "name", "s3")
-        object.__setattr__(self, "order", "dff")
-        object.__setattr__(self, "preempts", True)
-        if self.predictor is not None and not isinstance(self.predictor, LengthPredictor):
+    def __init__(self, *, predictor: LengthPredictor | None = None, num_buckets: int = 10,
+                 accuracy: float = 0.986) -> None:
+        if predictor is not None and not isinstance(predictor, LengthPredictor):
             raise ConfigError("predictor must have predict() and repredict() methods",
                               field="predictor")
-        if self.predictor is None:  # validate early with the predictor's own messages
-            ConfusionPredictor(Buckets(self.num_buckets, max(self.num_buckets, 2048)),
-                               self.accuracy)
+        if predictor is None:  # validate early with the predictor's own messages
+            ConfusionPredictor(Buckets(num_buckets, max(num_buckets, 2048)), accuracy)
+        self.predictor = predictor
+        self.num_buckets = num_buckets
+        self.accuracy = accuracy
 
-    def _predictor(self, max_seq_len: int) -> LengthPredictor:
-        if self.predictor is not None:
-            return self.predictor
-        return ConfusionPredictor(Buckets(self.num_buckets, max_seq_len), self.accuracy)
+    @property
+    def name(self) -> str:
+        return "s3"
 
-    def reserve_output(self, prompt, output, max_seq_len, rng):
-        pred = np.asarray(self._predictor(max_seq_len).predict(prompt, output, rng), np.int64)
-        return np.clip(pred, 1, max_seq_len - np.asarray(prompt, np.int64))
+    def scheduler(self) -> Scheduler:
+        return DFFScheduler()
 
-    def repredict(self, prompt, output, generated, max_seq_len, rng):
-        pred = np.asarray(self._predictor(max_seq_len).repredict(prompt, output, generated, rng),
-                          np.int64)
-        pred = np.maximum(pred, np.asarray(generated) + 1)
-        return np.minimum(pred, max_seq_len - np.asarray(prompt, np.int64))
+    def memory_manager(self, kv: KVCache, table: RequestTable) -> MemoryManager:
+        predictor = self.predictor
+        if predictor is None:
+            predictor = ConfusionPredictor(Buckets(self.num_buckets, kv.max_seq_len),
+                                           self.accuracy)
+        return PredictedReservation(kv, table, predictor=predictor)
 
 
-@dataclass(frozen=True)
 class PagedPolicy(MemoryPolicy):
-    """vLLM-style paged KV cache.
+    """vLLM-style paged KV cache (first-come first-served admission).
 
     Parameters
     ----------
@@ -125,27 +147,38 @@ class PagedPolicy(MemoryPolicy):
         or ``"swap"`` (copy the blocks to host memory over PCIe and back).
     watermark
         Fraction of blocks kept free at admission (vLLM's default 0.01).
+
+    Raises
+    ------
+    ConfigError
+        A parameter is out of range; the message names it.
     """
 
-    block_tokens: int = 16
-    preemption: str = "recompute"
-    watermark: float = 0.01
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "name", f"paged-{self.preemption}")
-        object.__setattr__(self, "kind", "paged")
-        object.__setattr__(self, "preempts", True)
-        if not isinstance(self.block_tokens, int) or self.block_tokens < 1:
-            raise ConfigError(f"must be a positive integer, not {self.block_tokens!r}",
+    def __init__(self, *, block_tokens: int = 16, preemption: str = "recompute",
+                 watermark: float = 0.01) -> None:
+        if isinstance(block_tokens, bool) or not isinstance(block_tokens, int) \
+                or block_tokens < 1:
+            raise ConfigError(f"must be a positive integer, not {block_tokens!r}",
                               field="block_tokens")
-        if self.preemption not in ("recompute", "swap"):
-            raise ConfigError(f"unknown preemption mode '{self.preemption}'", field="preemption",
+        if preemption not in ("recompute", "swap"):
+            raise ConfigError(f"unknown preemption mode '{preemption}'", field="preemption",
                               allowed=("recompute", "swap"))
-        if not 0 <= self.watermark < 1:
-            raise ConfigError(f"must be in [0, 1), not {self.watermark!r}", field="watermark")
+        if not 0 <= watermark < 1:
+            raise ConfigError(f"must be in [0, 1), not {watermark!r}", field="watermark")
+        self.block_tokens = block_tokens
+        self.preemption = preemption
+        self.watermark = watermark
 
-    def reserve_output(self, prompt, output, max_seq_len, rng):
-        return np.zeros(len(prompt), np.int64)  # paged policies reserve nothing ahead
+    @property
+    def name(self) -> str:
+        return f"paged-{self.preemption}"
+
+    def scheduler(self) -> Scheduler:
+        return FCFSScheduler()
+
+    def memory_manager(self, kv: KVCache, table: RequestTable) -> MemoryManager:
+        return PagedBlockManager(kv, table, block_tokens=self.block_tokens,
+                                 swap=self.preemption == "swap", watermark=self.watermark)
 
 
 POLICY_NAMES = ("worst-case", "s3", "oracle", "paged", "paged-swap")

@@ -1,0 +1,353 @@
+"""KV-cache memory managers: how the serving engine allocates, grows and frees KV cache.
+
+One class per policy, each owning its accounting:
+
+* :class:`WorstCaseReservation` -- reserve ``max_seq_len`` tokens per sequence
+  for its lifetime (FasterTransformer/ORCA-style);
+* :class:`OracleReservation` -- reserve the true output length;
+* :class:`PredictedReservation` -- S3: reserve the predicted length bucket's upper
+  edge; a sequence that generates its reserved tokens without finishing has
+  overflowed: the engine preempts it, the manager re-predicts a larger
+  reservation and the request is re-queued first (recomputed on re-admission);
+* :class:`PagedBlockManager` -- vLLM-style fixed-size blocks allocated on
+  demand; when the free pool cannot cover the next step the most recently
+  admitted sequences are preempted by recompute or by swap to host memory.
+
+The engine (:func:`~archsim.sim.serving.engine.simulate`) asks every manager the
+same questions; none is probed for attributes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import ConfigError, SimulationError
+from .predictor import LengthPredictor
+from .state import RequestTable, RunningBatch
+
+__all__ = ["KVCache", "MemoryManager", "ReservationManager", "WorstCaseReservation",
+           "OracleReservation", "PredictedReservation", "PagedBlockManager"]
+
+
+@dataclass(frozen=True)
+class KVCache:
+    """What a memory manager manages: KV-cache room and the host link for swapping.
+
+    Attributes
+    ----------
+    capacity_tokens
+        Tokens of KV cache the deployment holds.
+    max_seq_len
+        Longest sequence (prompt plus output).
+    kv_bytes_per_token
+        KV-cache bytes of one token (all GPUs).
+    host_bw_bytes_per_s
+        Aggregate GPU-host bandwidth (swapping).
+    """
+
+    capacity_tokens: int
+    max_seq_len: int
+    kv_bytes_per_token: float
+    host_bw_bytes_per_s: float
+
+
+class MemoryManager(ABC):
+    """KV-cache accounting of one simulation (a fresh manager per run)."""
+
+    #: Tokens per allocation unit (the unit of :meth:`sizes_of` and :meth:`free_for_admission`).
+    unit_tokens: int = 1
+
+    def __init__(self, kv: KVCache, table: RequestTable) -> None:
+        self.kv = kv
+        self.table = table
+
+    def reserve(self, name: str, rng: np.random.Generator) -> None:
+        """Set every request's reserved output tokens before the run."""
+        t = self.table
+        res = np.asarray(self.initial_reservation(t.field("prompt"), t.field("output"), rng),
+                         np.int64)
+        if res.shape != (len(t),):
+            raise ConfigError(f"policy '{name}' returned {res.shape} reservations for "
+                              f"{len(t)} requests", field="policy")
+        t.field("reserved_output")[:] = res
+
+    @abstractmethod
+    def initial_reservation(self, prompt: np.ndarray, output: np.ndarray,
+                            rng: np.random.Generator) -> np.ndarray:
+        """Output tokens reserved for each request at its first admission."""
+
+    @property
+    @abstractmethod
+    def capacity_tokens(self) -> int:
+        """Tokens the manager can hand out (the timeline's capacity)."""
+
+    @property
+    @abstractmethod
+    def reserved_tokens(self) -> int:
+        """Tokens held now by reservations or blocks."""
+
+    @abstractmethod
+    def sizes_of(self, ids: np.ndarray) -> np.ndarray:
+        """What admitting each request takes, in allocation units."""
+
+    def make_room(self, batch: RunningBatch) -> tuple[np.ndarray, float]:
+        """Before an iteration: preempt rows if the next step cannot be covered.
+
+        Returns the preempted rows (removed from ``batch``, latest admitted last)
+        and the seconds the preemption takes. Default: nothing to do.
+        """
+        return batch.rows[:0], 0.0
+
+    @abstractmethod
+    def free_for_admission(self) -> float:
+        """Room for admissions now, in allocation units."""
+
+    @abstractmethod
+    def admit(self, batch: RunningBatch, rows: np.ndarray) -> tuple[np.ndarray, float]:
+        """Allocate for ``rows`` joining ``batch`` (and the batch's next step).
+
+        Sets ``rows["blocks"]``; returns which rows need a prefill (the others
+        are swapped back in) and the seconds the swap-in takes.
+        """
+
+    @abstractmethod
+    def check(self, iteration: int) -> None:
+        """Raise :class:`SimulationError` if more is allocated than exists."""
+
+    def limit_run(self, batch: RunningBatch, k: int) -> int:
+        """Longest run of decode steps, at most ``k``, the manager can serve uninterrupted."""
+        return k
+
+    @abstractmethod
+    def fits(self, ids: np.ndarray) -> np.ndarray:
+        """Whether each (arriving) request could be admitted now."""
+
+    def grow(self, batch: RunningBatch, k: int, iteration: int) -> None:
+        """Account ``k`` decode steps of ``batch`` (before its generated counts advance)."""
+        return None  # reservations cover the whole sequence up front
+
+    @abstractmethod
+    def release(self, rows: np.ndarray) -> None:
+        """Free what ``rows`` (leaving the batch) hold."""
+
+    def overflowed(self, batch: RunningBatch) -> np.ndarray | None:
+        """Rows that outgrew their reservation and must be preempted (``None``: never)."""
+        return None
+
+    def repredict(self, ids: np.ndarray, rng: np.random.Generator) -> None:
+        """New reservations for overflowed requests ``ids`` (their generated tokens recorded)."""
+        return None  # only a manager whose overflowed() returns rows is asked
+
+
+class ReservationManager(MemoryManager):
+    """A fixed ``prompt + reserved_output`` reservation per sequence for its lifetime."""
+
+    def __init__(self, kv: KVCache, table: RequestTable) -> None:
+        super().__init__(kv, table)
+        self.reserved = 0
+        self._prompt = table.field("prompt")
+        self._limit = table.field("reserved_output")
+
+    @property
+    def capacity_tokens(self) -> int:
+        return self.kv.capacity_tokens
+
+    @property
+    def reserved_tokens(self) -> int:
+        return self.reserved
+
+    def sizes_of(self, ids: np.ndarray) -> np.ndarray:
+        return self._prompt[ids] + self._limit[ids]
+
+    def free_for_admission(self) -> float:
+        return self.kv.capacity_tokens - self.reserved
+
+    def admit(self, batch: RunningBatch, rows: np.ndarray) -> tuple[np.ndarray, float]:
+        self.reserved += int((rows["prompt"] + rows["limit"]).sum())
+        return np.ones(len(rows), bool), 0.0
+
+    def check(self, iteration: int) -> None:
+        if self.reserved > self.kv.capacity_tokens:
+            raise SimulationError("KV-cache allocation exceeds capacity", signal="kv_cache",
+                                  cycle=iteration, expected=self.kv.capacity_tokens,
+                                  actual=self.reserved)
+
+    def fits(self, ids: np.ndarray) -> np.ndarray:
+        return self.sizes_of(ids) <= self.kv.capacity_tokens - self.reserved
+
+    def release(self, rows: np.ndarray) -> None:
+        self.reserved -= int((rows["prompt"] + rows["limit"]).sum())
+
+
+class WorstCaseReservation(ReservationManager):
+    """Reserve ``max_seq_len`` tokens per sequence."""
+
+    def initial_reservation(self, prompt: np.ndarray, output: np.ndarray,
+                            rng: np.random.Generator) -> np.ndarray:
+        return self.kv.max_seq_len - np.asarray(prompt, np.int64)
+
+
+class OracleReservation(ReservationManager):
+    """Reserve the true output length."""
+
+    def initial_reservation(self, prompt: np.ndarray, output: np.ndarray,
+                            rng: np.random.Generator) -> np.ndarray:
+        return np.asarray(output, np.int64).copy()
+
+
+class PredictedReservation(ReservationManager):
+    """S3: reserve the predicted length; an overflowing sequence is preempted and re-predicted."""
+
+    def __init__(self, kv: KVCache, table: RequestTable, *, predictor: LengthPredictor) -> None:
+        super().__init__(kv, table)
+        self.predictor = predictor
+
+    def initial_reservation(self, prompt: np.ndarray, output: np.ndarray,
+                            rng: np.random.Generator) -> np.ndarray:
+        pred = np.asarray(self.predictor.predict(prompt, output, rng), np.int64)
+        return np.clip(pred, 1, self.kv.max_seq_len - np.asarray(prompt, np.int64))
+
+    def limit_run(self, batch: RunningBatch, k: int) -> int:
+        r = batch.rows
+        return min(k, int((r["limit"] - r["generated"]).min()))
+
+    def overflowed(self, batch: RunningBatch) -> np.ndarray | None:
+        r = batch.rows
+        return r["generated"] >= r["limit"]
+
+    def repredict(self, ids: np.ndarray, rng: np.random.Generator) -> None:
+        t = self.table
+        prompt, generated = t.field("prompt")[ids], t.field("generated")[ids]
+        pred = np.asarray(self.predictor.repredict(prompt, t.field("output")[ids], generated,
+                                                   rng), np.int64)
+        pred = np.maximum(pred, np.asarray(generated) + 1)
+        self._limit[ids] = np.minimum(pred, self.kv.max_seq_len - np.asarray(prompt, np.int64))
+
+
+class PagedBlockManager(MemoryManager):
+    """vLLM-style paged KV cache with ``block_tokens``-token blocks.
+
+    Admission needs the blocks of the prompt (and of tokens generated before a
+    preemption), keeping ``watermark`` of the blocks free; decode steps grow
+    blocks; when the free pool cannot cover the next step, the most recently
+    admitted sequences are preempted (LIFO, as vLLM): by recompute (blocks
+    freed, prompt and generated tokens re-encoded on re-admission) or by swap
+    (blocks copied to host memory over PCIe and back).
+    """
+
+    def __init__(self, kv: KVCache, table: RequestTable, *, block_tokens: int, swap: bool,
+                 watermark: float) -> None:
+        super().__init__(kv, table)
+        self.unit_tokens = block_tokens
+        self.block_tokens = block_tokens
+        self.swap = swap
+        self.capacity_blocks = kv.capacity_tokens // block_tokens
+        self.watermark_blocks = int(watermark * self.capacity_blocks)
+        self.reserved = 0  # blocks in use
+        self._need = np.zeros(0, np.int64)  # blocks each running row needs for its next step
+        self._need_sum = 0
+        self._prompt = table.field("prompt")
+        self._generated = table.field("generated")
+        self._swapped = table.field("swapped")
+
+    def initial_reservation(self, prompt: np.ndarray, output: np.ndarray,
+                            rng: np.random.Generator) -> np.ndarray:
+        return np.zeros(len(prompt), np.int64)  # paged allocation reserves nothing ahead
+
+    @property
+    def capacity_tokens(self) -> int:
+        return self.capacity_blocks * self.block_tokens
+
+    @property
+    def reserved_tokens(self) -> int:
+        return self.reserved * self.block_tokens
+
+    def _blocks(self, tokens: np.ndarray) -> np.ndarray:
+        return -(-tokens // self.block_tokens)
+
+    def sizes_of(self, ids: np.ndarray) -> np.ndarray:
+        return self._blocks(self._prompt[ids] + self._generated[ids])
+
+    def _swap_s(self, blocks: float) -> float:
+        return blocks * self.block_tokens * self.kv.kv_bytes_per_token \
+            / self.kv.host_bw_bytes_per_s
+
+    def make_room(self, batch: RunningBatch) -> tuple[np.ndarray, float]:
+        if batch.size == 0:
+            self._need, self._need_sum = np.zeros(0, np.int64), 0
+            return batch.rows[:0], 0.0
+        held = batch.rows["blocks"]
+        need = np.maximum(self._blocks(batch.context) - held, 0)
+        need_sum = int(need.sum())
+        free = self.capacity_blocks - self.reserved
+        victims = batch.rows[:0]
+        dt = 0.0
+        if need_sum > free:  # preempt the most recently admitted (vLLM)
+            tail_need = np.concatenate(([0], np.cumsum(need[::-1])))
+            tail_held = np.concatenate(([0], np.cumsum(held[::-1])))
+            keep = batch.size - int(np.argmax(need_sum - tail_need <= free + tail_held))
+            victims = batch.truncate(keep)
+            freed = int(victims["blocks"].sum())
+            self.reserved -= freed
+            if self.swap:
+                dt = self._swap_s(freed)
+                self._swapped[victims["id"]] = True
+            need = need[:keep]
+            need_sum = int(need.sum())
+        self._need, self._need_sum = need, need_sum
+        return victims, dt
+
+    def free_for_admission(self) -> float:
+        return self.capacity_blocks - self.reserved - self._need_sum - self.watermark_blocks
+
+    def admit(self, batch: RunningBatch, rows: np.ndarray) -> tuple[np.ndarray, float]:
+        batch.rows["blocks"] += self._need
+        nb = self._blocks(rows["prompt"] + rows["generated"])
+        rows["blocks"] = nb
+        self.reserved += self._need_sum + int(nb.sum())
+        sw = self._swapped[rows["id"]]
+        dt = 0.0
+        if sw.any():  # swap the KV cache back in; no recompute
+            dt = self._swap_s(float(nb[sw].sum()))
+            self._swapped[rows["id"][sw]] = False
+        return ~sw, dt
+
+    def check(self, iteration: int) -> None:
+        if self.reserved > self.capacity_blocks:
+            raise SimulationError("KV-cache allocation exceeds capacity", signal="kv_cache",
+                                  cycle=iteration, expected=self.kv.capacity_tokens,
+                                  actual=self.reserved * self.block_tokens)
+
+    def limit_run(self, batch: RunningBatch, k: int) -> int:
+        if k <= 1:
+            return k
+        # the longest run whose block growth the free pool covers
+        free = self.capacity_blocks - self.reserved
+        ctx, held = batch.context, batch.rows["blocks"]
+        lo, hi = 1, k
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if int(np.maximum(self._blocks(ctx + (mid - 1)) - held, 0).sum()) <= free:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def fits(self, ids: np.ndarray) -> np.ndarray:
+        return self.sizes_of(ids) <= self.capacity_blocks - self.reserved - self.watermark_blocks
+
+    def grow(self, batch: RunningBatch, k: int, iteration: int) -> None:
+        held = batch.rows["blocks"]
+        grown = np.maximum(self._blocks(batch.context + (k - 1)), held)
+        self.reserved += int((grown - held).sum())
+        batch.rows["blocks"] = grown
+        if self.reserved > self.capacity_blocks:
+            raise SimulationError("KV-cache blocks exceed capacity", signal="kv_cache",
+                                  cycle=iteration, expected=self.capacity_blocks,
+                                  actual=self.reserved)
+
+    def release(self, rows: np.ndarray) -> None:
+        self.reserved -= int(rows["blocks"].sum())

@@ -1,0 +1,105 @@
+"""Admission schedulers: which queued requests join the running batch.
+
+A scheduler sees the waiting queue, each request's size in the memory
+manager's units and the free room, and picks the requests to admit. One class
+per policy: :class:`FCFSScheduler` (head of line first, stop at the first that
+does not fit) and :class:`DFFScheduler` (decreasing first fit over a window of
+the queue, S3's packing).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable
+from itertools import islice
+
+import numpy as np
+
+__all__ = ["SizesOf", "Scheduler", "FCFSScheduler", "DFFScheduler"]
+
+#: Sizes of requests (by id) in the memory manager's allocation units.
+SizesOf = Callable[[np.ndarray], np.ndarray]
+
+
+class Scheduler(ABC):
+    """Picks the queued requests to admit at an iteration boundary."""
+
+    name: str = ""
+
+    @abstractmethod
+    def admit(self, queue: deque[int], sizes_of: SizesOf, free: float, slots: int,
+              window: int) -> np.ndarray:
+        """Remove the admitted requests from ``queue`` and return their ids in admission order.
+
+        Parameters
+        ----------
+        queue
+            Waiting request ids, the next to serve first.
+        sizes_of
+            Each request's size in the memory manager's units.
+        free
+            Room the memory manager can give, in those units.
+        slots
+            Sequences the batch can still take.
+        window
+            How many queued requests to consider.
+        """
+
+    @abstractmethod
+    def arrival_candidates(self, arrivals: np.ndarray, queue_empty: bool) -> np.ndarray:
+        """Of requests arriving during a run of decode steps, those this scheduler could admit.
+
+        The engine stops the run at the first one that fits, so an arrival that
+        could be admitted is not kept waiting for the run to end.
+        """
+
+
+class FCFSScheduler(Scheduler):
+    """First come, first served: admit from the head while each next request fits."""
+
+    name = "fcfs"
+
+    def admit(self, queue: deque[int], sizes_of: SizesOf, free: float, slots: int,
+              window: int) -> np.ndarray:
+        ids = np.fromiter(islice(queue, min(window, slots)), dtype=np.int64)
+        if ids.size == 0:
+            return ids
+        c = int(np.searchsorted(np.cumsum(sizes_of(ids)), free, side="right"))
+        for _ in range(c):
+            queue.popleft()
+        return ids[:c]
+
+    def arrival_candidates(self, arrivals: np.ndarray, queue_empty: bool) -> np.ndarray:
+        # head-of-line blocking: only an arrival that becomes the head can be admitted
+        return arrivals[:1] if queue_empty else arrivals[:0]
+
+
+class DFFScheduler(Scheduler):
+    """Decreasing first fit over the first ``window`` queued requests (one memory pool)."""
+
+    name = "dff"
+
+    def admit(self, queue: deque[int], sizes_of: SizesOf, free: float, slots: int,
+              window: int) -> np.ndarray:
+        m = min(window, len(queue))
+        ids = np.array([queue.popleft() for _ in range(m)], dtype=np.int64)
+        sizes = sizes_of(ids)
+        order = np.argsort(sizes, kind="stable")
+        asc = sizes[order]
+        chosen: list[int] = []
+        hi = m
+        while len(chosen) < slots and hi > 0:
+            j = int(np.searchsorted(asc[:hi], free, side="right")) - 1
+            if j < 0:
+                break
+            chosen.append(int(order[j]))  # the largest request that still fits
+            free -= asc[j]
+            hi = j
+        mask = np.zeros(m, bool)
+        mask[chosen] = True
+        queue.extendleft(ids[~mask][::-1].tolist())
+        return ids[np.sort(np.array(chosen, dtype=np.int64))] if chosen else ids[:0]
+
+    def arrival_candidates(self, arrivals: np.ndarray, queue_empty: bool) -> np.ndarray:
+        return arrivals
