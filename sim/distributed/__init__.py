@@ -3,7 +3,8 @@
 MAD-Max-style parallelization modelling (clusters, alpha-beta collectives,
 DP/ZeRO/TP/PP/SP/CP and DLRM embedding sharding, strategy search), PRISM-style
 runtime variability (Monte Carlo and order statistics) and the MLPerf
-time-to-train methodology. Studies: :func:`run_madmax`, :func:`run_prism`.
+time-to-train methodology. The MAD-Max and PRISM studies that use it live in
+:mod:`archsim.sim.studies.madmax` and :mod:`archsim.sim.studies.prism`.
 """
 
 from .cluster import NETWORKS, ClusterSpec, GroupPlacement, LinkSpec, make_cluster
@@ -44,7 +45,6 @@ from .parallelism import (
     evaluate_llm,
 )
 from .search import SearchResult, baseline_strategies, enumerate_strategies, search
-from .study import run_madmax, run_prism
 from .variability import (
     PRISM_DEFAULT,
     IterationDistribution,
@@ -68,5 +68,4 @@ __all__ = [
     "SearchResult", "baseline_strategies", "enumerate_strategies", "search",
     "PRISM_DEFAULT", "IterationDistribution", "VariabilityModel", "iteration_distribution",
     "probability_of_finishing", "slowdown_vs_gpus", "total_time_quantiles",
-    "run_madmax", "run_prism",
 ]
