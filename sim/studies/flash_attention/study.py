@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -176,7 +177,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
                                                       p.seq_len, p.tile)
                     == (kernel, prec, mode, n, tile))
 
-    ratio_rows = []
+    ratio_rows: list[dict[str, Any]] = []
     for prec in PRECISIONS:
         for mode in MODES:
             for n in seq_lens:

@@ -15,6 +15,7 @@ import math
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -229,27 +230,28 @@ def format_suite(bits: Sequence[int] = (4, 6, 8)) -> list[FormatSpec]:
     specs: list[FormatSpec] = []
     mx_elems = {4: ["fp4_e2m1"], 6: ["fp6_e2m3", "fp6_e3m2"], 8: ["fp8_e4m3", "fp8_e5m2"]}
     for b in bits:
-        specs.append(FormatSpec("int", b, lambda b=b: IntFormat(bits=b, name=f"int{b}_tensor"),
+        # functools.partial binds this iteration's values (a lambda would need defaults).
+        specs.append(FormatSpec("int", b, partial(IntFormat, bits=b, name=f"int{b}_tensor"),
                                 f"INT{b} per-tensor"))
-        specs.append(FormatSpec("int_channel", b, lambda b=b: IntFormat(
-            bits=b, granularity="channel", axis=0, name=f"int{b}_channel"),
+        specs.append(FormatSpec("int_channel", b, partial(
+            IntFormat, bits=b, granularity="channel", axis=0, name=f"int{b}_channel"),
             f"INT{b} per-channel"))
         for e in range(1, min(b - 1, 5) + 1):
-            specs.append(FormatSpec("ieee_like", b, lambda b=b, e=e: _ieee_like(b, e),
+            specs.append(FormatSpec("ieee_like", b, partial(_ieee_like, b, e),
                                     f"IEEE-like E{e}M{b - 1 - e}"))
-            specs.append(FormatSpec("adaptivfloat", b, lambda b=b, e=e: AdaptivFloat(n=b, e=e),
+            specs.append(FormatSpec("adaptivfloat", b, partial(AdaptivFloat, n=b, e=e),
                                     f"AdaptivFloat({b},{e})"))
-        specs.append(FormatSpec("block_float", b, lambda b=b: BlockFloat(bits=b, block_size=None),
+        specs.append(FormatSpec("block_float", b, partial(BlockFloat, bits=b, block_size=None),
                                 f"BFP{b} per-tensor"))
-        specs.append(FormatSpec("block_float_32", b, lambda b=b: BlockFloat(bits=b, block_size=32),
+        specs.append(FormatSpec("block_float_32", b, partial(BlockFloat, bits=b, block_size=32),
                                 f"BFP{b} (block 32)"))
         for el in mx_elems[b]:
-            specs.append(FormatSpec("mxfp", b, lambda el=el: MXFormat(element=el), f"MX {el}"))
+            specs.append(FormatSpec("mxfp", b, partial(MXFormat, element=el), f"MX {el}"))
         for nm, am, cr, fam in ((2, False, False, "nxfp_nm"), (0, True, False, "nxfp_am"),
                                 (0, False, True, "nxfp_cr"), (2, True, True, "nxfp_all")):
-            specs.append(FormatSpec(fam, b, lambda b=b, nm=nm, am=am, cr=cr: NxFPFormat(
-                bits=b, nano_mantissa_bits=nm, adaptive_microexponent=am, code_recycling=cr),
-                f"NxFP{b} {fam[5:]}"))
+            specs.append(FormatSpec(fam, b, partial(
+                NxFPFormat, bits=b, nano_mantissa_bits=nm, adaptive_microexponent=am,
+                code_recycling=cr), f"NxFP{b} {fam[5:]}"))
     return specs
 
 

@@ -7,11 +7,13 @@ Megatron-LM Table 1 and Llama 2's GPU-hours (see README.md).
 from .study import (
     LLAMA2_70B_GPU_HOURS,
     MEGATRON_TABLE1,
+    Llama2Row,
+    MegatronRow,
     llama2_crosscheck,
     megatron_crosscheck,
     megatron_flops,
     run,
 )
 
-__all__ = ["run", "megatron_crosscheck", "megatron_flops", "llama2_crosscheck",
-           "MEGATRON_TABLE1", "LLAMA2_70B_GPU_HOURS"]
+__all__ = ["run", "megatron_crosscheck", "megatron_flops", "llama2_crosscheck", "MegatronRow",
+           "Llama2Row", "MEGATRON_TABLE1", "LLAMA2_70B_GPU_HOURS"]

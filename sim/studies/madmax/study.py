@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any, TypedDict
 
 from ....compilers.graph import TransformerConfig
 from ...distributed.cluster import make_cluster
@@ -20,7 +21,7 @@ from ...distributed.search import search
 from .. import Band, Comparison, Direction, Status, StudyResult
 
 __all__ = ["run", "megatron_crosscheck", "megatron_flops", "llama2_crosscheck",
-           "MEGATRON_TABLE1", "LLAMA2_70B_GPU_HOURS"]
+           "MEGATRON_TABLE1", "LLAMA2_70B_GPU_HOURS", "MegatronRow", "Llama2Row"]
 
 _CLUSTERS = {
     "a100+hdr": dict(gpu="a100-80gb", network="ib-hdr"),
@@ -38,6 +39,34 @@ MEGATRON_TABLE1 = [
 ]
 
 
+class MegatronRow(TypedDict):
+    """One Megatron-LM Table 1 row next to our throughput."""
+
+    model: str
+    gpus: int
+    tp: int
+    pp: int
+    batch: int
+    published_tflops_per_gpu: float
+    ours_tflops_per_gpu: float
+    ratio: float
+    iteration_s: float
+    exposed_comm_fraction: float
+    bubble_fraction: float
+
+
+class Llama2Row(TypedDict):
+    """Our GPU-hours for Llama 2 70B's pre-training next to the published figure."""
+
+    model: str
+    gpus: int
+    strategy: str
+    published_gpu_hours: int
+    ours_gpu_hours: float
+    ratio: float
+    mfu: float
+
+
 def megatron_flops(batch: int, seq: int, layers: int, hidden: int, vocab: int) -> float:
     """FLOPs per iteration as Megatron counts them (with full recomputation), eq. (3) of
     Narayanan et al. 2021: ``96 B s l h^2 (1 + s/(6h) + V/(16 l h))``."""
@@ -45,9 +74,9 @@ def megatron_flops(batch: int, seq: int, layers: int, hidden: int, vocab: int) -
             * (1 + seq / (6 * hidden) + vocab / (16 * layers * hidden)))
 
 
-def megatron_crosscheck(efficiency: Efficiency | None = None) -> list[dict[str, object]]:
+def megatron_crosscheck(efficiency: Efficiency | None = None) -> list[MegatronRow]:
     """Our TFLOP/s per GPU for Megatron Table 1 rows, at the paper's (t, p) and batch."""
-    rows = []
+    rows: list[MegatronRow] = []
     for name, heads, hidden, layers, tp, pp, gpus, batch, published in MEGATRON_TABLE1:
         cfg = TransformerConfig(name=name, num_layers=layers, hidden=hidden, num_heads=heads,
                                 ffn_hidden=4 * hidden, vocab=51200,
@@ -72,7 +101,7 @@ LLAMA2_70B_GPU_HOURS = 1_720_320
 
 
 def llama2_crosscheck(efficiency: Efficiency | None = None, *,
-                      num_gpus: int = 2048) -> dict[str, object]:
+                      num_gpus: int = 2048) -> Llama2Row:
     """GPU-hours of our best strategy for Llama 2 70B on 2T tokens, next to the paper's."""
     wl = LLMWorkload("llama-70b", seq_len=4096)
     cluster = make_cluster(gpu="a100-80gb", num_gpus=num_gpus, network="ib-hdr")
@@ -107,13 +136,14 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     clusters = {"a100+hdr": _CLUSTERS["a100+hdr"], "h100+ndr": _CLUSTERS["h100+ndr"]}
     if not quick:
         clusters["h100+roce100"] = _CLUSTERS["h100+roce100"]
-    rows, breakdown_rows = [], []
+    rows: list[dict[str, Any]] = []
+    breakdown_rows: list[dict[str, Any]] = []
     for cname, ckw in clusters.items():
         cases = [(m, n, b, "llm") for m, n, b in _llm_cases(quick)]
         cases += [(m, n, b, "dlrm") for m, n, b in _dlrm_cases(quick)]
         for model, gpus, batch, family in cases:
             wl = DLRMWorkload(get_dlrm(model)) if family == "dlrm" else LLMWorkload(model)
-            cluster = make_cluster(num_gpus=gpus, **ckw)
+            cluster = make_cluster(num_gpus=gpus, gpu=ckw["gpu"], network=ckw["network"])
             modes = ("training", "inference") + (("decode",) if family == "llm" else ())
             for mode in modes:
                 res = search(wl, cluster, global_batch=batch, mode=mode, efficiency=eff)
@@ -189,14 +219,14 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     # reproduced; there is no direction to be in-shape with.
     expected_mega = {"megatron-18.4b": Status.NOT_REPRODUCED, "megatron-1t": Status.REPRODUCED}
     for row in mega:
-        published_tflops = float(row["published_tflops_per_gpu"])  # type: ignore[arg-type]
+        published_tflops = row["published_tflops_per_gpu"]
         result.comparisons.append(Comparison(
             metric=f"Megatron-LM {row['model']} on {row['gpus']} A100 (t={row['tp']}, "
                    f"p={row['pp']})",
             published=f"{published_tflops:.0f} TFLOP/s per GPU", published_low=published_tflops,
-            published_high=published_tflops, ours=float(row["ours_tflops_per_gpu"]),  # type: ignore[arg-type]
+            published_high=published_tflops, ours=row["ours_tflops_per_gpu"],
             unit="TFLOP/s", band=Band.around(published_tflops),
-            expected=expected_mega[str(row["model"])],
+            expected=expected_mega[row["model"]],
             assumption=f"compute at {eff.compute:.0%} of dense peak; 1F1B without "
                        "interleaving; full recomputation",
             note="Narayanan et al. 2021 Table 1"))
@@ -205,13 +235,13 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
         metric="Llama 2 70B pre-training, 2T tokens, A100-80GB GPU-hours",
         published=f"{LLAMA2_70B_GPU_HOURS:,} GPU-hours",
         published_low=float(LLAMA2_70B_GPU_HOURS), published_high=float(LLAMA2_70B_GPU_HOURS),
-        ours=float(llama2["ours_gpu_hours"]), unit="GPU-h",  # type: ignore[arg-type]
+        ours=llama2["ours_gpu_hours"], unit="GPU-h",
         band=Band.around(float(LLAMA2_70B_GPU_HOURS)), expected=Status.NOT_REPRODUCED,
         assumption=f"our best strategy {llama2['strategy']} on {llama2['gpus']} A100 + HDR "
                    f"reaches MFU {llama2['mfu']:.0%}; Meta's strategy and MFU not published",
         note="Touvron et al. 2023 Table 2"))
-    result.tables = {"strategies": rows, "breakdowns": breakdown_rows, "megatron": mega,
-                     "llama2": [llama2]}
+    result.tables = {"strategies": rows, "breakdowns": breakdown_rows,
+                     "megatron": [dict(r) for r in mega], "llama2": [dict(llama2)]}
     result.assumptions += [
         f"compute: roofline per operator of the shared transformer/DLRM graphs at "
         f"{eff.compute:.0%} of dense peak (bf16 LLMs, fp32 DLRM) and {eff.memory:.0%} of HBM "

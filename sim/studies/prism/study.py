@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -107,7 +108,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
              f"over {len(draws)} GPU allocations "
              f"{draw_days.min():.3f}-{draw_days.max():.3f} days"))
     # 4. sensitivity of strategies (top distinct legal strategies at 64k)
-    sens_rows = []
+    sens_rows: list[dict[str, Any]] = []
     seen = set()
     for r in res.ranked:
         key = r.strategy.split("-z")[0]  # one row per (dp, tp, pp, cp, interleave) shape

@@ -86,7 +86,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     # the figure. The claim's direction: the accelerator is a minority of the latency.
     share_assumption = ("CPU framework 50 us/operator + 2 us/tile and 1 GB/s data preparation "
                         "per thread (assumed in smaug_baseline.toml, not from the paper)")
-    low_w, high_w = min(shares, key=shares.get), max(shares, key=shares.get)
+    low_w, high_w = min(shares, key=lambda w: shares[w]), max(shares, key=lambda w: shares[w])
     res.comparisons += [
         Comparison(metric="accelerator share of latency, lowest network", published="25-40%",
                    published_low=25.0, published_high=40.0, ours=100 * shares[low_w], unit="%",
@@ -104,7 +104,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     # +-10%; the direction of the claim: the SoC-level changes speed inference up.
     combined_assumption = ("single-buffered accelerators and one shared DRAM/ACP FIFO; "
                            "8 accelerators fed round-robin, ACP at the DRAM bandwidth")
-    low_c, high_c = min(combined, key=combined.get), max(combined, key=combined.get)
+    low_c, high_c = min(combined, key=lambda w: combined[w]), max(combined, key=lambda w: combined[w])
     res.comparisons += [
         Comparison(metric="SoC-level speedup (ACP + 8 accelerators + 8 prep threads), lowest",
                    published="1.8-5x", published_low=1.8, published_high=5.0,
