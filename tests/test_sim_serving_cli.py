@@ -1,7 +1,6 @@
-"""``archsim serve`` and ``archsim study s3`` (quick)."""
+"""``archsim serve``."""
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -65,20 +64,3 @@ def test_serve_malformed_trace(tmp_path, capsys):
     trace.write_text("arrival_s,prompt_tokens,output_tokens\n0,ten,5\n")
     assert main(["serve", "--trace", str(trace)]) == 2
     assert "line 2: prompt_tokens = 'ten'" in capsys.readouterr().err
-
-
-def test_study_quick(tmp_path):
-    from archsim.sim.serving.study import run
-
-    res = run(out_dir=tmp_path, seed=0, quick=True)
-    head = res.comparisons[0]
-    assert head.published_value == 6.49
-    assert head.ours > 1.0  # S3 beats worst-case reservation
-    pairs = res.tables["pairs"]
-    for r in pairs:
-        assert r["s3_over_worst_case"] > 1.0
-        assert r["oracle_over_worst_case"] > 1.0
-    files = res.write(tmp_path)
-    assert Path(tmp_path / "throughput_vs_rate.png") in files
-    assert (tmp_path / "pairs.csv").exists()
-    assert res.assumptions

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..studies import Comparison, StudyResult
-from .config import Deployment
-from .engine import simulate
-from .policies import OraclePolicy, PagedPolicy, S3Policy, WorstCasePolicy
-from .requests import DATASETS, generate_requests
+from ...serving.config import Deployment
+from ...serving.engine import simulate
+from ...serving.policies import OraclePolicy, PagedPolicy, S3Policy, WorstCasePolicy
+from ...serving.requests import DATASETS, generate_requests
+from .. import Band, Comparison, Direction, Observation, Status, StudyResult
 
 __all__ = ["run", "PAIRS"]
 
@@ -42,7 +42,7 @@ def _throughput(dep, reqs, policy, seed):
 
 def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     """Run the S3 study; writes its PNG plots into ``out_dir``."""
-    from .plots import plot_memory_timeline, plot_sensitivity, plot_throughput_vs_rate
+    from ...serving.plots import plot_memory_timeline, plot_sensitivity, plot_throughput_vs_rate
 
     out_dir = Path(out_dir)
     n_offline = 800 if quick else 4000
@@ -78,26 +78,36 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
             memory_runs = runs
     result.tables["pairs"] = pair_rows
     best = max(pair_rows, key=lambda r: r["s3_over_worst_case"])
+    # "Up to 6.49x" is a maximum over the paper's model-GPU pairs; ours is the maximum over
+    # ours (the paper's GPU counts not re-read), so the default +-10% band applies. The
+    # claim's direction: S3 beats worst-case reservation.
+    drives = (f"worst-case reserves max_seq_len (2048) tokens; S3 predictor accuracy "
+              f"{_S3_ACCURACY} over {_S3_BUCKETS} buckets; KV capacity 90% of HBM minus weights")
+    head_band = Band.around(_PUBLISHED_MAX)
     result.comparisons.append(Comparison(
         metric="max S3 / worst-case throughput over model-GPU pairs",
-        published="up to 6.49x", ours=best["s3_over_worst_case"], unit="x",
-        published_value=_PUBLISHED_MAX,
+        published="up to 6.49x", published_low=_PUBLISHED_MAX, published_high=_PUBLISHED_MAX,
+        ours=best["s3_over_worst_case"], unit="x", band=head_band,
+        direction=Direction(above=1.0), expected=Status.REPRODUCED, assumption=drives,
         note=f"at {best['model']} on {best['tp']}x {best['gpu']}"))
+    # Every pair: S3 beats worst-case (> 1x) and stays within the paper's maximum.
     for r in pair_rows:
         result.comparisons.append(Comparison(
-            metric=f"S3 / worst-case, {r['model']} {r['tp']}x{r['gpu']}", published="(<= 6.49x)",
-            ours=r["s3_over_worst_case"], unit="x",
+            metric=f"S3 / worst-case, {r['model']} {r['tp']}x{r['gpu']}",
+            published="> 1x, up to 6.49x", ours=r["s3_over_worst_case"], unit="x",
+            band=Band(lo=1.0, hi=head_band.hi, open_lo=True), direction=Direction(above=1.0),
+            expected=Status.REPRODUCED, assumption=drives,
             note=f"oracle {r['oracle_over_worst_case']:.2f}x, paged "
                  f"{r['paged_over_worst_case']:.2f}x"))
     mean_paged_s3 = sum(r["paged_over_s3"] for r in pair_rows) / len(pair_rows)
     mean_s3_oracle = sum(r["s3_over_worst_case"] / r["oracle_over_worst_case"]
                          for r in pair_rows) / len(pair_rows)
-    result.comparisons.append(Comparison(
-        metric="paged (vLLM) / S3 throughput, mean over pairs",
-        published="not compared in S3", ours=mean_paged_s3, unit="x"))
-    result.comparisons.append(Comparison(
-        metric="S3 / oracle throughput, mean over pairs", published="not reported",
-        ours=mean_s3_oracle, unit="x"))
+    result.observations.append(Observation(
+        metric="paged (vLLM) / S3 throughput, mean over pairs", ours=mean_paged_s3, unit="x",
+        note="not compared in S3"))
+    result.observations.append(Observation(
+        metric="S3 / oracle throughput, mean over pairs", ours=mean_s3_oracle, unit="x",
+        note="not reported"))
 
     # sensitivity to the predictor on one pair
     sens_model, sens_gpu = "llama-13b", "a100-40gb"
@@ -141,11 +151,11 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     result.tables["accuracy_sensitivity"] = acc_rows
     result.tables["bucket_sensitivity"] = bucket_rows
     lo, hi = acc_rows[0], acc_rows[-1]
-    result.comparisons.append(Comparison(
+    result.observations.append(Observation(
         metric=f"S3 / worst-case at accuracy {lo['accuracy']:g} vs {hi['accuracy']:g} "
                f"({sens_model} {sens_gpu})",
-        published="not reported", ours=lo["s3_over_worst_case"], unit="x",
-        note=f"{hi['s3_over_worst_case']:.2f}x at {hi['accuracy']:g}"))
+        ours=lo["s3_over_worst_case"], unit="x",
+        note=f"{hi['s3_over_worst_case']:.2f}x at {hi['accuracy']:g}; not reported"))
 
     # online: throughput and latency against arrival rate
     rate_dep = dep  # the memory-bound pair, where the policies separate

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...compilers.graph import build_workload
-from ..studies import Comparison, StudyResult
-from .config import load_soc_config
-from .engine import simulate
-from .results import CATEGORIES, CATEGORY_COLORS
+from ....compilers.graph import build_workload
+from ...soc.config import load_soc_config
+from ...soc.engine import simulate
+from ...soc.results import CATEGORIES, CATEGORY_COLORS, SocResult
+from .. import Band, Comparison, Direction, Observation, Status, StudyResult
 
 __all__ = ["SCENARIOS", "run"]
 
-_CONFIG = Path(__file__).resolve().parents[2] / "soc_configs" / "smaug_baseline.toml"
+# The shipped SoC description (archsim/soc_configs/), shared with ``archsim run``.
+_CONFIG = Path(__file__).resolve().parents[3] / "soc_configs" / "smaug_baseline.toml"
 
 #: Scenario name -> (accelerators, host-memory policy, data-prep threads); None keeps the
 #: baseline's value.
@@ -54,13 +55,13 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from ...outputs import save_figure
+    from ....outputs import save_figure
 
     out_dir = Path(out_dir)
     base_cfg = load_soc_config(_CONFIG)
     workloads = {k: v for k, v in _WORKLOADS.items() if not (quick and k == "vgg16")}
-    rows: list[dict] = []
-    results: dict[tuple[str, str], object] = {}
+    rows: list[dict[str, object]] = []
+    results: dict[tuple[str, str], SocResult] = {}
     for wname, (builder, params) in workloads.items():
         graph = build_workload(builder, **params)
         for sname, (accs, policy, threads) in SCENARIOS.items():
@@ -81,26 +82,49 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
                 for w in workloads}
     res = StudyResult(name="smaug", title="SMAUG: end-to-end single-batch DNN inference on an "
                       "SoC (archsim vs published)")
+    # SMAUG's 25-40% is the spread over its networks; the +-10% default widens it for reading
+    # the figure. The claim's direction: the accelerator is a minority of the latency.
+    share_assumption = ("CPU framework 50 us/operator + 2 us/tile and 1 GB/s data preparation "
+                        "per thread (assumed in smaug_baseline.toml, not from the paper)")
+    low_w, high_w = min(shares, key=lambda w: shares[w]), max(shares, key=lambda w: shares[w])
     res.comparisons += [
-        Comparison("accelerator share of latency, lowest network", "25-40%",
-                   100 * min(shares.values()), "%", 25.0,
-                   f"{min(shares, key=shares.get)}; baseline SoC"),
-        Comparison("accelerator share of latency, highest network", "25-40%",
-                   100 * max(shares.values()), "%", 40.0,
-                   f"{max(shares, key=shares.get)}; baseline SoC"),
-        Comparison("SoC-level speedup (ACP + 8 accelerators + 8 prep threads), lowest",
-                   "1.8-5x", min(combined.values()), "x", 1.8,
-                   min(combined, key=combined.get)),
-        Comparison("SoC-level speedup (ACP + 8 accelerators + 8 prep threads), highest",
-                   "1.8-5x", max(combined.values()), "x", 5.0,
-                   max(combined, key=combined.get)),
+        Comparison(metric="accelerator share of latency, lowest network", published="25-40%",
+                   published_low=25.0, published_high=40.0, ours=100 * shares[low_w], unit="%",
+                   band=Band.around(25.0, 40.0), direction=Direction(below=50.0),
+                   expected=Status.IN_SHAPE, assumption=share_assumption,
+                   note=f"{low_w}; baseline SoC"),
+        # --quick drops VGG-16, the network whose share falls inside the band.
+        Comparison(metric="accelerator share of latency, highest network", published="25-40%",
+                   published_low=25.0, published_high=40.0, ours=100 * shares[high_w],
+                   unit="%", band=Band.around(25.0, 40.0), direction=Direction(below=50.0),
+                   expected=Status.IN_SHAPE if quick else Status.REPRODUCED,
+                   assumption=share_assumption, note=f"{high_w}; baseline SoC"),
     ]
+    # 1.8-5x is the spread over SMAUG's networks and SoC changes, widened by the default
+    # +-10%; the direction of the claim: the SoC-level changes speed inference up.
+    combined_assumption = ("single-buffered accelerators and one shared DRAM/ACP FIFO; "
+                           "8 accelerators fed round-robin, ACP at the DRAM bandwidth")
+    low_c, high_c = min(combined, key=lambda w: combined[w]), max(combined, key=lambda w: combined[w])
+    res.comparisons += [
+        Comparison(metric="SoC-level speedup (ACP + 8 accelerators + 8 prep threads), lowest",
+                   published="1.8-5x", published_low=1.8, published_high=5.0,
+                   ours=combined[low_c], unit="x", band=Band.around(1.8, 5.0),
+                   direction=Direction(above=1.0), expected=Status.REPRODUCED,
+                   assumption=combined_assumption, note=low_c),
+        Comparison(metric="SoC-level speedup (ACP + 8 accelerators + 8 prep threads), highest",
+                   published="1.8-5x", published_low=1.8, published_high=5.0,
+                   ours=combined[high_c], unit="x", band=Band.around(1.8, 5.0),
+                   direction=Direction(above=1.0), expected=Status.IN_SHAPE,
+                   assumption=combined_assumption, note=high_c),
+    ]
+    # SMAUG reports each change's gain per network in figures we have not re-read: ours are
+    # reported, not compared.
     for sname in ("acp", "8 accelerators", "8 prep threads"):
         sp = [results[(w, "baseline")].latency_s / results[(w, sname)].latency_s
               for w in workloads]
-        res.comparisons.append(Comparison(
-            f"speedup from {sname} alone (range over networks)", "part of 1.8-5x",
-            max(sp), "x", None, f"min {min(sp):.3g}x"))
+        res.observations.append(Observation(
+            metric=f"speedup from {sname} alone (range over networks)", ours=max(sp), unit="x",
+            note=f"min {min(sp):.3g}x; part of SMAUG's 1.8-5x"))
     res.tables["scenarios"] = rows
     res.assumptions += [
         "SoC: soc_configs/smaug_baseline.toml -- SMV 8 PEs x 32 MACs, three 32K-element fp16 "
