@@ -204,8 +204,9 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
         "Worst-case reserves max_seq_len tokens per sequence, FCFS (FasterTransformer/ORCA-style). "
         "Oracle and S3 admit by decreasing first fit over the first 256 queued requests.",
         "Paged: vLLM-style 16-token blocks, 1% watermark, LIFO preemption by recompute.",
-        "Iteration cost: roofline per operator group (dense, attention) from the shared "
-        "transformer graph closed forms; compute efficiency 0.6, memory efficiency 0.8, "
+        "Iteration cost: each iteration's two fused operator groups (dense, attention) built "
+        "from the shared transformer graph and priced by the executor's operator_cost "
+        "(archsim.hw.models.GPURoofline); compute efficiency 0.6, memory efficiency 0.8, "
         "1 ms fixed overhead per iteration, fp16; tensor parallelism: 2 ring all-reduces per "
         "layer, alpha 10 us, NVLink per-direction bandwidth from the GPU datasheet.",
         "KV capacity: 90% of HBM (vLLM default gpu_memory_utilization) minus fp16 weights; "
