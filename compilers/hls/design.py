@@ -167,8 +167,8 @@ class Design:
         return synthesize(self.make_component(), name=self.name, **kwargs)
 
     def simulate(self, *args: Any, backend: str = "pysim") -> Any:
-        """Run the RTL to ``done`` on these arguments (see :mod:`archsim.sim.hls_run`)."""
-        from ...sim.hls_run import run_design
+        """Run the RTL to ``done`` on these arguments (see :mod:`archsim.sim.rtl.hls_run`)."""
+        from ...sim.rtl.hls_run import run_design
 
         return run_design(self, args, backend=backend)
 

@@ -25,7 +25,7 @@ import numpy as np
 from amaranth.hdl import Elaboratable, Module, Signal
 from amaranth.sim import Simulator
 
-from ..errors import ConfigError, SimulationError
+from ...errors import ConfigError, SimulationError
 
 __all__ = ["HLSRunResult", "run_design", "BACKENDS"]
 
@@ -137,7 +137,7 @@ def _run_pysim(design: Any, init: dict, scalars: dict[str, int],
     ir = design.ir
     result: dict[str, Any] = {}
 
-    from ..compilers.hls.codegen import ret_port_names
+    from ...compilers.hls.codegen import ret_port_names
 
     async def bench(ctx: Any) -> None:
         for name, raw in scalars.items():
@@ -187,9 +187,9 @@ def _memory_names(design: Any) -> dict[str, tuple[str, int, int, bool]]:
 def _run_verilator(design: Any, init: dict, scalars: dict[str, int],
                    max_cycles: int) -> HLSRunResult:
 
-    from ..compilers.hls.codegen import ret_port_names
-    from .rtl._toolchain import find_toolchain
-    from .rtl._verilator import ensure_build, run_cocotb_job
+    from ...compilers.hls.codegen import ret_port_names
+    from ._toolchain import find_toolchain
+    from ._verilator import ensure_build, run_cocotb_job
 
     ir = design.ir
     # memories start at zero in the Verilog: one build per design, data goes in through VPI
@@ -211,7 +211,7 @@ def _run_verilator(design: Any, init: dict, scalars: dict[str, int],
                                            for v, (a, *_r) in mems.items()},
             "rets": rets, "max_cycles": max_cycles}))
         start = time.perf_counter()
-        info = run_cocotb_job(build, toolchain, test_module="archsim.sim.hls_run", job_dir=job,
+        info = run_cocotb_job(build, toolchain, test_module="archsim.sim.rtl.hls_run", job_dir=job,
                               env_var=_JOB_ENV, what=f"run of '{design.name}'")
         total = time.perf_counter() - start
     finally:
