@@ -45,7 +45,11 @@ if TYPE_CHECKING:  # annotations only: the compiler is imported lazily, in synth
     from ..compilers.hls.design import Design
 
 __all__ = ["kernel", "Kernel", "KernelFacts", "Array", "ArrayType", "pipeline", "unroll",
-           "partition", "bounded", "PARTITION_KINDS"]
+           "partition", "bounded", "PARTITION_KINDS", "GoldenValue"]
+
+#: What a golden run returns: an int (a float for ``Fixed``), a tuple of those, or None; a
+#: call from inside another kernel's golden run gives hardware values instead.
+GoldenValue = int | float | HWValue | tuple[int | float | HWValue, ...] | None
 
 #: Kinds accepted by :func:`partition`.
 PARTITION_KINDS = ("cyclic", "block", "complete")
@@ -485,14 +489,14 @@ class Kernel:
             out[name] = a
         return out
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: object) -> GoldenValue:
         """Golden run: exact hardware arithmetic; arrays written in place."""
         if any(isinstance(a, (GoldenArray, HWValue)) for a in args):
             return self._inner_call(args)
         if self.lowerable:
             _ = self.facts  # the same subset as the hardware: fail early and alike
         bound = self.bind(args)
-        call_args = []
+        call_args: list[GoldenArray | HWValue] = []
         arrays: dict[str, tuple[np.ndarray, np.ndarray, Any]] = {}
         for name in self.param_names:
             a = bound[name]
@@ -528,7 +532,7 @@ class Kernel:
         finally:
             rt.while_counts = None
 
-    def _inner_call(self, args: tuple[Any, ...]) -> Any:
+    def _inner_call(self, args: tuple[Any, ...]) -> GoldenValue:
         """A call from inside another kernel's golden run: hardware values in and out."""
         if len(args) != len(self.param_names):
             raise DSLError(f"kernel '{self.name}' takes {len(self.param_names)} arguments, "

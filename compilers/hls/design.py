@@ -316,11 +316,11 @@ class Design:
                                            cyc))
                 else:
                     try:
-                        cyc: int | None = _seg_cycles(sched, (s,), {})
+                        fsm_cyc: int | None = _seg_cycles(sched, (s,), {})
                     except KeyError:
-                        cyc = None
+                        fsm_cyc = None
                     rows.append(LoopReport(s.name, s.line, "fsm", s.static_trip(), None, None,
-                                           "contains loops", None, cyc))
+                                           "contains loops", None, fsm_cyc))
                     walk(sched.body(s))
 
         walk(self.ir.body)

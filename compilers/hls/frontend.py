@@ -49,7 +49,7 @@ from .inline import Inliner
 from .ir import ArrayInfo, Bound, KernelIR, Loop, Node
 from .typeinfer import TypeInference
 
-__all__ = ["lower", "analyze", "Lowering"]
+__all__ = ["lower", "analyze"]
 
 _BINOPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.BitAnd: "and", ast.BitOr: "or",

@@ -61,16 +61,17 @@ class Bound:
     """A loop bound: a constant, a scalar argument, a variable register, or a +/- of those."""
 
     kind: str  # "const" | "arg" | "var" | "add" | "sub"
-    value: Any = None
+    value: int | str | None = None
     left: Bound | None = None
     right: Bound | None = None
 
-    def evaluate(self, env: dict[str, int]) -> int:
+    def evaluate(self, env: Mapping[str, int]) -> int:
         """The bound's value given argument/variable values."""
         if self.kind == "const":
             return int(self.value)
         if self.kind in ("arg", "var"):
-            return int(env[self.value])
+            return int(env[str(self.value)])
+        assert self.left is not None and self.right is not None
         a, b = self.left.evaluate(env), self.right.evaluate(env)
         return a + b if self.kind == "add" else a - b
 
@@ -81,14 +82,16 @@ class Bound:
             return True
         if self.kind in ("arg", "var"):
             return False
+        assert self.left is not None and self.right is not None
         return self.left.is_const and self.right.is_const
 
     def names(self) -> set[str]:
         """Argument/variable names the bound reads."""
         if self.kind in ("arg", "var"):
-            return {self.value}
+            return {str(self.value)}
         if self.kind == "const":
             return set()
+        assert self.left is not None and self.right is not None
         return self.left.names() | self.right.names()
 
     def __str__(self) -> str:

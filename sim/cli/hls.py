@@ -152,7 +152,7 @@ def register(app: typer.Typer) -> None:
             expected = kern(*golden_args)
             result = design.simulate(*args, backend=backend.value)
             ok = result.value == expected and all(
-                np.array_equal(result.outputs[n], golden_args[k])
+                np.array_equal(np.asarray(result.outputs[n]), np.asarray(golden_args[k]))
                 for k, n in enumerate(kern.param_names) if n in kern.array_types)
             predicted = design.cycles(*args)
             typer.echo(f"simulated ({backend.value}): {result.cycles} cycles measured, "
