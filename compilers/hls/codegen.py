@@ -463,11 +463,11 @@ class _Builder:
             return self.wires[id(n)]
         label = n.name if n.name and n.kind in ("cast", "select", "decode") else \
             f"{n.kind}_L{n.line}"
-        w = Signal(shape_of(n.type), name=label)
+        w = Signal(shape_of(n.vtype), name=label)
         self.wires[id(n)] = w
         t = self.sched.node(n).cycle
         ops = [self.val(a, t, r) for a in n.args]
-        ts = [a.type for a in n.args]
+        ts = [a.vtype for a in n.args]
         k = n.kind
         if k in ("add", "sub", "and", "or", "xor", "min", "max", "lt", "le", "gt", "ge", "eq",
                  "ne"):
@@ -505,9 +505,9 @@ class _Builder:
         elif k == "select":
             e = Mux(ops[0], ops[1], ops[2])
         elif k == "cast":
-            e = _convert(ops[0], ts[0], n.type)
+            e = _convert(ops[0], ts[0], n.vtype)
         elif k == "decode":  # number-format code -> exact Fixed value: a ROM (a case in Verilog)
-            rom = Array([Const(v, shape_of(n.type)) for v in n.attrs["fmt"].table])
+            rom = Array([Const(v, shape_of(n.vtype)) for v in n.attrs["fmt"].table])
             e = rom[ops[0]]
         else:  # pragma: no cover - the frontend emits no other kinds
             raise AssertionError(f"no codegen for {k}")
@@ -517,10 +517,10 @@ class _Builder:
     def _mul_units(self) -> None:
         m = self.m
         for unit, binds in sorted(self.mul_bindings.items()):
-            signed_any = any(a.type.signed for n, *_ in binds for a in n.args)
-            wa = max(a.type.width + (1 if signed_any and not a.type.signed else 0)
+            signed_any = any(a.vtype.signed for n, *_ in binds for a in n.args)
+            wa = max(a.vtype.width + (1 if signed_any and not a.vtype.signed else 0)
                      for n, *_ in binds for a in n.args[:1])
-            wb = max(a.type.width + (1 if signed_any and not a.type.signed else 0)
+            wb = max(a.vtype.width + (1 if signed_any and not a.vtype.signed else 0)
                      for n, *_ in binds for a in n.args[1:2])
             mk = signed if signed_any else unsigned
             a = Signal(mk(wa), name=f"mul{unit}_a")
@@ -550,8 +550,8 @@ class _Builder:
         for k, (key, binds) in enumerate(self.div_binds.items()):
             n0 = binds[0][0]
             pre = f"div{k}" if not isinstance(key, tuple) else f"{n0.kind}_L{n0.line}_{k}"
-            wa = max(n.args[0].type.width for n, _ in binds)
-            wb = max(n.args[1].type.width for n, _ in binds)
+            wa = max(n.args[0].vtype.width for n, _ in binds)
+            wb = max(n.args[1].vtype.width for n, _ in binds)
             self.div_hw[key] = {
                 "pre": pre, "wa": wa, "wb": wb,
                 "q": Signal(signed(wa + 2), name=f"{pre}_q"),
@@ -562,7 +562,7 @@ class _Builder:
         """The output register of ``n``'s divider, valid its latency's cycles after issue."""
         hw = self.div_hw[self._div_key(n)]
         if id(n) not in self.wires:
-            w = Signal(shape_of(n.type), name=n.name or f"{n.kind}_L{n.line}")
+            w = Signal(shape_of(n.vtype), name=n.name or f"{n.kind}_L{n.line}")
             self.wires[id(n)] = w
             self.m.d.comb += w.eq(hw["q"] if n.kind == "div" else hw["r"])
         return self.wires[id(n)]
@@ -590,7 +590,7 @@ class _Builder:
             zero = Signal(name=f"{pre}_zero")
             aval = Signal(signed(wa + 1), name=f"{pre}_a")
             for n, r in binds:
-                a_t, b_t = n.args[0].type, n.args[1].type
+                a_t, b_t = n.args[0].vtype, n.args[1].vtype
                 t = self.sched.node(n).cycle
                 a = self.val(n.args[0], t, r)
                 b = self.val(n.args[1], t, r)

@@ -199,7 +199,7 @@ class Lowering:
                 if val.kind == "const" and value is not None and _is_plain_int(value):
                     raise self.err(at, f"variable '{name}' is initialised with a plain int",
                                    f"give it a hardware type, e.g. {name} = Int(32)(0)")
-                self.types.variables[name] = val.type
+                self.types.variables[name] = val.vtype
             t = self.types.variables[name]
             val = self.cast(val, t, at, name=name)
             if self.b.pred is not None:
@@ -658,14 +658,14 @@ class Lowering:
         if op in _PY_CMP:
             return self.mk(op, Bool, (a, b), at)
         if op in ("shl", "shr"):
-            if b.type.signed or b.type.frac:
+            if b.vtype.signed or b.vtype.frac:
                 raise self.err(at, "a shift amount must be an unsigned integer",
                                "convert it: UInt(5)(n)")
             const = b.attrs["value"].raw if b.kind == "const" else None
-            return self.mk(op, binop_type(op, a.type, b.type, const), (a, b), at,
+            return self.mk(op, binop_type(op, a.vtype, b.vtype, const), (a, b), at,
                            amount=const)
         if op in ("floordiv", "mod"):
-            if a.type.frac or b.type.frac:
+            if a.vtype.frac or b.vtype.frac:
                 raise self.err(at, "// and % are defined for integer types only")
             if b.kind == "const" and b.attrs["value"].raw == 0:
                 raise self.err(at, "division by zero", "the divisor is the constant 0")
@@ -673,19 +673,19 @@ class Lowering:
                     b.attrs["value"].raw & (b.attrs["value"].raw - 1):
                 # a sequential divider: one quotient bit per cycle, plus an operand latch and
                 # a sign fix-up cycle (floor semantics)
-                qt, rt = div_types(a.type, b.type)
+                qt, rt = div_types(a.vtype, b.vtype)
                 return self.mk("div" if op == "floordiv" else "mod",
                                qt if op == "floordiv" else rt, (a, b), at,
-                               latency=a.type.width + 2)
+                               latency=a.vtype.width + 2)
             k = b.attrs["value"].raw.bit_length() - 1
             if op == "floordiv":
-                return self.mk("shr", HWType(width=a.type.width, signed=a.type.signed),
+                return self.mk("shr", HWType(width=a.vtype.width, signed=a.vtype.signed),
                                (a, self.b.const(k)), at, amount=k)
             return self.mk("and", HWType(width=max(1, k), signed=False),
                            (a, self.b.const((1 << k) - 1)), at)
-        if op in ("and", "or", "xor") and (a.type.frac or b.type.frac):
+        if op in ("and", "or", "xor") and (a.vtype.frac or b.vtype.frac):
             raise self.err(at, "bitwise operators need integer operands")
-        return self.mk(op, binop_type(op, a.type, b.type), (a, b), at)
+        return self.mk(op, binop_type(op, a.vtype, b.vtype), (a, b), at)
 
     def expr(self, e: ast.expr) -> Node:
         if isinstance(e, ast.Constant):
@@ -714,10 +714,10 @@ class Lowering:
                 v = a.attrs["value"]
                 return self.b.const(-v if isinstance(e.op, ast.USub) else ~v)
             if isinstance(e.op, ast.USub):
-                return self.mk("neg", (-HWValue(a.type, 0)).type, (a,), e)
-            if a.type.frac:
+                return self.mk("neg", (-HWValue(a.vtype, 0)).type, (a,), e)
+            if a.vtype.frac:
                 raise self.err(e, "~ needs an integer operand")
-            return self.mk("not", a.type, (a,), e)
+            return self.mk("not", a.vtype, (a,), e)
         if isinstance(e, ast.Compare):
             if len(e.ops) != 1:
                 raise self.err(e, "chained comparisons are not supported", "use a < b and b < c")
@@ -735,7 +735,7 @@ class Lowering:
         if isinstance(e, ast.IfExp):
             c = self.as_bool(self.expr(e.test), e.test)
             a, b = self.expr(e.body), self.expr(e.orelse)
-            t = binop_type("max", a.type, b.type)
+            t = binop_type("max", a.vtype, b.vtype)
             a, b = self.cast(a, t), self.cast(b, t)
             if c.kind == "const":
                 return a if c.attrs["value"].raw else b
@@ -773,7 +773,7 @@ class Lowering:
             a = self.expr(e.args[0])
             if a.kind == "const":
                 return self.b.const(abs(a.attrs["value"]))
-            return self.mk("abs", abs(HWValue(a.type, 0)).type, (a,), e)
+            return self.mk("abs", abs(HWValue(a.vtype, 0)).type, (a,), e)
         fn = self.resolve(e.func)
         if isinstance(fn, HWType):
             if len(e.args) != 1:
@@ -815,7 +815,7 @@ class Lowering:
         stride = 1
         for dim, ie in zip(reversed(info.shape), reversed(idx), strict=True):
             i = self.expr(ie)
-            if i.type.frac:
+            if i.vtype.frac:
                 raise self.err(ie, "an index must be an integer")
             if i.kind == "const" and not 0 <= i.attrs["value"].raw < dim:
                 raise self.err(ie, f"index {i.attrs['value'].raw} out of bounds for array "
@@ -872,9 +872,9 @@ class Lowering:
             if hi <= lo:
                 return None
             return lo, lo + (hi - 1 - lo) // step * step
-        if n.kind == "cast" and not n.type.frac and not n.args[0].type.frac:
+        if n.kind == "cast" and not n.vtype.frac and not n.args[0].vtype.frac:
             r = self.value_range(n.args[0])
-            if r is not None and n.type.min_raw <= r[0] and r[1] <= n.type.max_raw:
+            if r is not None and n.vtype.min_raw <= r[0] and r[1] <= n.vtype.max_raw:
                 return r
             return None
         if n.kind in ("add", "sub"):
@@ -897,8 +897,8 @@ class Lowering:
         """``n mod m`` when it is the same on every iteration, else None."""
         if n.kind == "const":
             return n.attrs["value"].raw % m
-        if n.kind == "cast" and not n.type.frac and not n.args[0].type.frac and \
-                (1 << n.type.width) % m == 0:
+        if n.kind == "cast" and not n.vtype.frac and not n.args[0].vtype.frac and \
+                (1 << n.vtype.width) % m == 0:
             return self.static_residue(n.args[0], m)  # wrapping keeps residues mod 2**k
         if n.kind == "ivar":
             reg = self.b.region

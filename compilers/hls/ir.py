@@ -52,6 +52,12 @@ class Node:
     col: int = 0
     name: str = ""
 
+    @property
+    def vtype(self) -> HWType:
+        """The type of the node's value (a store has none)."""
+        assert self.type is not None, f"a {self.kind} node has no value"
+        return self.type
+
     def __repr__(self) -> str:
         return f"<{self.kind} {self.name or ''} {self.type!r} @{self.line}>"
 
