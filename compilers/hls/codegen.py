@@ -133,8 +133,11 @@ class HLSComponent(wiring.Component):
 
 
 class _Port:
-    def __init__(self, **signals: Signal) -> None:
-        self.__dict__.update(signals)
+    """Named copies of a memory port's signals (``en`` for a write port only)."""
+
+    def __init__(self, *, addr: Signal, data: Signal, en: Signal | None = None) -> None:
+        self.addr, self.data = addr, data
+        self.en = en if en is not None else Signal()
 
 
 class _Builder:

@@ -631,8 +631,9 @@ class Lowering:
     def ivar(self, at: ast.AST) -> Node:
         key = "__ivar__"
         if key not in self.b.env:
-            self.b.env[key] = self.mk("ivar", self.b.region.var_type, (), at, name=self.scope.region_var,
-                                    var=self.scope.region_var)
+            region, var = self.b.region, self.scope.region_var
+            assert region is not None and var is not None  # inside a loop body
+            self.b.env[key] = self.mk("ivar", region.var_type, (), at, name=var, var=var)
         return self.b.env[key]
 
     def as_bool(self, n: Node, at: ast.AST) -> Node:
@@ -823,6 +824,7 @@ class Lowering:
             term = i if stride == 1 else self.scale(i, stride, at)
             flat = term if flat is None else self.binop("add", flat, term, at)
             stride *= dim
+        assert flat is not None  # arrays have at least one dimension
         if info.banks == 1:
             return 0, flat
         if info.partition_kind == "complete":  # one register-like bank per element

@@ -74,7 +74,8 @@ class Bound:
     def evaluate(self, env: Mapping[str, int]) -> int:
         """The bound's value given argument/variable values."""
         if self.kind == "const":
-            return int(self.value)
+            assert isinstance(self.value, int)
+            return self.value
         if self.kind in ("arg", "var"):
             return int(env[str(self.value)])
         assert self.left is not None and self.right is not None

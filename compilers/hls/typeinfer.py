@@ -47,7 +47,8 @@ class TypeInference:
     def bound_type(self, b: Bound) -> HWType:
         """The type of a loop bound's value."""
         if b.kind == "const":
-            return const_type(int(b.value))
+            assert isinstance(b.value, int)
+            return const_type(b.value)
         if b.kind == "arg":
             return self.scalars[str(b.value)]
         if b.kind == "var":

@@ -284,12 +284,13 @@ if os.environ.get(_JOB_ENV):  # imported by cocotb inside the Verilator simulati
             wall = time.perf_counter() - wall0
             t_done = cocotb.utils.get_sim_time(unit="ns")
             cycles = int(round((t_done - t_start) / _PERIOD_NS)) + 1
-            out = {"cycles": cycles, "wall_time_s": wall, "timeout": timeout,
-                   "rets": {p: int(getattr(dut, p).value) for p in spec["rets"]},
-                   "memories": {}}
+            memories: dict[str, list[int]] = {}
             for vname, depth in spec["depths"].items():
                 mem = getattr(dut, vname)
-                out["memories"][vname] = [int(mem[k].value) for k in range(depth)]
+                memories[vname] = [int(mem[k].value) for k in range(depth)]
+            out = {"cycles": cycles, "wall_time_s": wall, "timeout": timeout,
+                   "rets": {p: int(getattr(dut, p).value) for p in spec["rets"]},
+                   "memories": memories}
             (job / "done.json").write_text(json.dumps(out))
         except Exception:
             import traceback
