@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 from archsim.compilers.hls import suite
-from archsim.compilers.hls.ir import Region, trip_count
+from archsim.compilers.hls.ir import Region
 from archsim.compilers.hls.schedule import resource_class
 from archsim.compilers.hls.suite import MACHSUITE_STENCIL2D, MACHSUITE_STENCIL3D, conv2d, stencil3d
 from archsim.compilers.hls.suite import stencil2d as stencil2d_of
@@ -173,9 +173,8 @@ def lower_bound(design, args) -> int:
     Loop-carried dependences are not counted, so a dependence-bound loop (``collatz``: each
     iteration needs the previous one's ``n``) sits far above this bound.
     """
-    ir = design.ir
-    env = {n: int(ir.scalars[n](v).raw) for n, v in zip(ir.params, args, strict=True)
-           if n in ir.scalars}
+    ir, sched = design.ir, design.schedule
+    env = design.scalar_env(tuple(args))
     counts: dict[str, int] = {}
     # while loops: the iterations the data implies (k true conditions -> min(k + 1, N))
     whiles = {line: iter(v) for line, v in design.kernel.while_trips(*args).items()} \
@@ -185,32 +184,29 @@ def lower_bound(design, args) -> int:
         for s in segs:
             if isinstance(s, Region) and s.is_while:
                 trip = min(next(whiles[s.line]) + 1, s.while_max)
-                for n in s.nodes:
-                    cls = resource_class(n)
-                    if cls:  # a sequential divider is busy for its whole latency
-                        busy = n.latency if cls == "div" else 1
-                        counts[cls] = counts.get(cls, 0) + trip * busy
+                count(s, trip)
             elif isinstance(s, Region):
-                trip = trip_count(s.start.evaluate(env), s.stop.evaluate(env), s.step) \
-                    if s.is_loop else 1
-                for n in s.nodes:
-                    cls = resource_class(n)
-                    if cls:  # a sequential divider is busy for its whole latency
-                        busy = n.latency if cls == "div" else 1
-                        counts[cls] = counts.get(cls, 0) + trip * busy
+                count(s, s.trip(env))
             else:
                 for v in range(s.start.evaluate(env), s.stop.evaluate(env), s.step):
-                    walk(s.body, {**env, s.var: v})
+                    walk(sched.body(s), {**env, s.var: v})
+
+    def count(region, trip):
+        for n in region.nodes:
+            cls = resource_class(n)
+            if cls:  # a sequential divider is busy for its whole latency
+                busy = sched.node(n).latency if cls == "div" else 1
+                counts[cls] = counts.get(cls, 0) + trip * busy
 
     walk(ir.body, env)
     res = design.resource_counts()
     units = {"mul": max(1, res["mul"]), "div": max(1, res.get("div", 0))}
     # the last division's busy cycles lie inside the pipeline depth: count them once
-    last = max((n.latency for r in ir.regions() for n in r.nodes
+    last = max((sched.node(n).latency for r in ir.regions() for n in r.nodes
                 if resource_class(n) == "div"), default=1)
     work = max([c / units.get(k, 1) - (last - 1 if k == "div" else 0)
                 for k, c in counts.items()], default=0)
-    depth = max((r.depth for r in ir.regions()), default=0)
+    depth = max((sched.region(r).depth for r in sched.walk()), default=0)
     return int(np.ceil(work)) + depth
 
 
@@ -238,7 +234,7 @@ def main() -> None:
         r = d.simulate(*args, backend=opts.backend)
         ok = r.value == expected and all(  # arrays the kernel writes (format arrays: inputs)
             np.array_equal(r.outputs[p], golden[i]) for i, p in enumerate(k.param_names)
-            if p in k.array_types and d.ir.arrays[p].written)
+            if p in d.ir.written_arrays())
         bound = lower_bound(d, args)
         cells = "-" if opts.no_synth or name in BIG else str(d.area(fpga=False).num_cells)
         print(f"{name:<13}{clock_ns:>7}{r.cycles:>8}{d.cycles(*args):>8}{bound:>7}{r.cycles / bound:>7.2f}"

@@ -25,7 +25,7 @@ import textwrap
 import types
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,11 +41,40 @@ from .types import (
     is_element_type,
 )
 
-__all__ = ["kernel", "Kernel", "Array", "ArrayType", "pipeline", "unroll", "partition",
-           "bounded", "PARTITION_KINDS"]
+if TYPE_CHECKING:  # annotations only: the compiler is imported lazily, in synthesize()
+    from ..compilers.hls.design import Design
+
+__all__ = ["kernel", "Kernel", "KernelFacts", "Array", "ArrayType", "pipeline", "unroll",
+           "partition", "bounded", "PARTITION_KINDS", "GoldenValue"]
+
+#: What a golden run returns: an int (a float for ``Fixed``), a tuple of those, or None; a
+#: call from inside another kernel's golden run gives hardware values instead.
+GoldenValue = int | float | HWValue | tuple[int | float | HWValue, ...] | None
 
 #: Kinds accepted by :func:`partition`.
 PARTITION_KINDS = ("cyclic", "block", "complete")
+
+
+@dataclass(frozen=True)
+class KernelFacts:
+    """What the golden run needs from the hardware compiler's analysis of a kernel.
+
+    The golden view runs with the hardware's types: a loop variable is typed as its hardware
+    counter is, and only the arrays the hardware writes are copied back. The HLS frontend
+    computes these (``archsim.compilers.hls.frontend.analyze``, reached lazily from
+    :attr:`Kernel.facts`), and checking the kernel against the hardware subset on the way.
+
+    Attributes
+    ----------
+    loopvar_types : dict of (int, int) to HWType
+        ``(line, col)`` of a ``for`` in the kernel's source (as :mod:`ast` numbers it) ->
+        the loop variable's type.
+    written : frozenset of str
+        The array arguments the kernel stores into.
+    """
+
+    loopvar_types: dict[tuple[int, int], HWType]
+    written: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -235,7 +264,7 @@ class _Runtime:
         return t(value)
 
     def typed(self, it: Iterable[int], line: int, col: int) -> Iterable[Any]:
-        t = self.k.ir.loopvar_types.get((line, col)) if self.k.lowerable else None
+        t = self.k.facts.loopvar_types.get((line, col)) if self.k.lowerable else None
         if t is None:
             yield from it
         else:
@@ -390,8 +419,8 @@ class Kernel:
                                "them", filename=self.filename, lineno=line0 + tree.lineno - 1,
                                hint="-> Int(32)")
             self.return_types = rs
-        self._ir = None
-        self._golden = None
+        self._facts: KernelFacts | None = None
+        self._golden: types.FunctionType | None = None
 
     def _param_location(self, p: str) -> dict[str, Any]:
         for a in self.tree.args.args:
@@ -411,19 +440,15 @@ class Kernel:
         return dict(self.scalar_types)
 
     @property
-    def ir(self) -> Any:
-        """The typed IR (before scheduling); built once. Raises DSLError outside the subset."""
-        if self._ir is None:
-            from ..compilers.hls.frontend import lower
+    def facts(self) -> KernelFacts:
+        """Loop-variable types and written arrays (see :class:`KernelFacts`); computed once.
+        Raises DSLError outside the hardware subset."""
+        if self._facts is None:
+            # the compiler sits above the DSL: reached lazily, on the first golden run
+            from ..compilers.hls.frontend import analyze
 
-            self._ir = lower(self)
-        return self._ir
-
-    def fresh_ir(self) -> Any:
-        """A newly lowered IR (scheduling annotates it in place)."""
-        from ..compilers.hls.frontend import lower
-
-        return lower(self)
+            self._facts = analyze(self)
+        return self._facts
 
     def _golden_fn(self) -> types.FunctionType:
         if self._golden is None:
@@ -464,14 +489,14 @@ class Kernel:
             out[name] = a
         return out
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: object) -> GoldenValue:
         """Golden run: exact hardware arithmetic; arrays written in place."""
         if any(isinstance(a, (GoldenArray, HWValue)) for a in args):
             return self._inner_call(args)
         if self.lowerable:
-            _ = self.ir  # the same subset as the hardware: fail early and alike
+            _ = self.facts  # the same subset as the hardware: fail early and alike
         bound = self.bind(args)
-        call_args = []
+        call_args: list[GoldenArray | HWValue] = []
         arrays: dict[str, tuple[np.ndarray, np.ndarray, Any]] = {}
         for name in self.param_names:
             a = bound[name]
@@ -487,7 +512,7 @@ class Kernel:
                 call_args.append(self.scalar_types[name](a))
         result = self._golden_fn()(*call_args)
         for name, (user, raw, elem) in arrays.items():
-            if not self.lowerable or self.ir.arrays[name].written:
+            if not self.lowerable or name in self.facts.written:
                 user[...] = elem.decode(raw) if isinstance(elem, HWType) else raw
         if self.return_types is None:
             return None
@@ -507,7 +532,7 @@ class Kernel:
         finally:
             rt.while_counts = None
 
-    def _inner_call(self, args: tuple[Any, ...]) -> Any:
+    def _inner_call(self, args: tuple[Any, ...]) -> GoldenValue:
         """A call from inside another kernel's golden run: hardware values in and out."""
         if len(args) != len(self.param_names):
             raise DSLError(f"kernel '{self.name}' takes {len(self.param_names)} arguments, "
@@ -522,7 +547,7 @@ class Kernel:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def synthesize(self, *, clock_ns: float = 2.0, resources: dict[str, int] | None = None,
-                   name: str | None = None) -> Any:
+                   name: str | None = None) -> Design:
         """Compile to hardware: returns an :class:`archsim.compilers.hls.design.Design`."""
         from ..compilers.hls.design import compile_kernel
 

@@ -8,7 +8,7 @@ import pytest
 from archsim.compilers.graph import TensorSpec, WorkloadGraph, linear
 from archsim.errors import ConfigError
 from archsim.hw.models import Tile
-from archsim.sim.matmul import run_matmul
+from archsim.sim.rtl.matmul import run_matmul
 from archsim.sim.soc import (
     ModelAcceleratorConfig,
     SMVAcceleratorConfig,

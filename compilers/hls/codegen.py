@@ -36,8 +36,8 @@ from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
 from ...dsl.types import HWType
-from .ir import Bound, KernelIR, Loop, Node, Region
-from .schedule import is_const_mul
+from .ir import Bound, KernelIR, Loop, Node, Region, Segment
+from .schedule import Schedule, is_const_mul
 
 __all__ = ["HLSComponent", "shape_of", "ret_port_names", "bank_prefix"]
 
@@ -79,8 +79,8 @@ class HLSComponent(wiring.Component):
 
     Parameters
     ----------
-    ir : KernelIR
-        A scheduled kernel.
+    schedule : Schedule
+        A scheduled kernel (:attr:`ir` is its IR).
     init : dict of str to sequence of int, optional
         Raw codes to preload into each array (flat, row-major); missing arrays start at 0.
     mul_units : int or None
@@ -90,8 +90,9 @@ class HLSComponent(wiring.Component):
         Likewise for the sequential dividers of ``//`` and ``%``.
     """
 
-    def __init__(self, ir: KernelIR, *, init: dict[str, Any] | None = None,
+    def __init__(self, schedule: Schedule, *, init: dict[str, Any] | None = None,
                  mul_units: int | None = None, div_units: int | None = None) -> None:
+        ir = schedule.ir
         members: dict[str, Any] = {"start": In(1), "done": Out(1), "busy": Out(1)}
         for name, t in ir.scalars.items():
             members[name] = In(shape_of(t))
@@ -111,6 +112,7 @@ class HLSComponent(wiring.Component):
                 members[f"{pre}_host_rdata"] = Out(shape_of(info.elem))
         super().__init__(members)
         self.ir = ir
+        self.schedule = schedule
         self.mul_units = mul_units
         self.div_units = div_units
         init = init or {}
@@ -131,14 +133,18 @@ class HLSComponent(wiring.Component):
 
 
 class _Port:
-    def __init__(self, **signals: Signal) -> None:
-        self.__dict__.update(signals)
+    """Named copies of a memory port's signals (``en`` for a write port only)."""
+
+    def __init__(self, *, addr: Signal, data: Signal, en: Signal | None = None) -> None:
+        self.addr, self.data = addr, data
+        self.en = en if en is not None else Signal()
 
 
 class _Builder:
     def __init__(self, comp: HLSComponent) -> None:
         self.c = comp
         self.ir = comp.ir
+        self.sched = comp.schedule
         self.m = Module()
         self.wires: dict[int, Value] = {}
         self.delays: dict[tuple[int, int], Value] = {}
@@ -147,7 +153,7 @@ class _Builder:
 
     def build(self) -> Module:
         m, ir, c = self.m, self.ir, self.c
-        regions = [r for r in ir.regions() if not r.transient]
+        regions = [r for r in self.sched.all_regions() if not self.sched.region(r).transient]
         self.sid = {id(r): k + 2 for k, r in enumerate(regions)}
         self.state = Signal(range(len(regions) + 2), name="state")
         idle = self.state == 0
@@ -228,12 +234,12 @@ class _Builder:
     def _finish(self, ovr: dict) -> None:
         self.m.d.sync += self.state.eq(1)
 
-    def _collect_loops(self, segs: list[Region | Loop]) -> None:
+    def _collect_loops(self, segs: tuple[Segment, ...]) -> None:
         for s in segs:
             if isinstance(s, Loop):
                 if s.var not in self.fsmvar:
                     self.fsmvar[s.var] = Signal(shape_of(s.var_type), name=s.var)
-                self._collect_loops(s.body)
+                self._collect_loops(self.sched.body(s))
 
     # ---- bounds -------------------------------------------------------------------------
     def bound(self, b: Bound, ovr: dict) -> Value:
@@ -247,35 +253,35 @@ class _Builder:
         return left + right if b.kind == "add" else left - right
 
     # ---- FSM ----------------------------------------------------------------------------
-    def walk(self, segs: list[Region | Loop], cont: Any) -> None:
+    def walk(self, segs: tuple[Segment, ...], cont: Any) -> None:
         """Emit each region's exit transition, given what follows the sequence."""
         for k, seg in enumerate(segs):
-            if isinstance(seg, Region) and seg.transient:
+            if isinstance(seg, Region) and self.sched.region(seg).transient:
                 continue
             if isinstance(seg, Region):
                 with self.m.If(self.in_state(seg) & self.exit_sig[id(seg)]):
                     self.goto(segs, k + 1, cont, {})
             else:
-                self.walk(seg.body, self._backedge(segs, k, seg, cont))
+                self.walk(self.sched.body(seg), self._backedge(segs, k, seg, cont))
 
-    def _backedge(self, segs: list, k: int, loop: Loop, cont: Any) -> Any:
+    def _backedge(self, segs: tuple[Segment, ...], k: int, loop: Loop, cont: Any) -> Any:
         def back(ovr: dict) -> None:
             cur = ovr.get(("var", loop.var), self.fsmvar[loop.var])
             nxt = cur + loop.step
             with self.m.If(nxt < self.bound(loop.stop, ovr)):
                 self.m.d.sync += self.fsmvar[loop.var].eq(nxt)
-                self.goto(loop.body, 0, back, {**ovr, ("var", loop.var): nxt})
+                self.goto(self.sched.body(loop), 0, back, {**ovr, ("var", loop.var): nxt})
             with self.m.Else():
                 self.goto(segs, k + 1, cont, ovr)
         return back
 
-    def goto(self, segs: list, k: int, cont: Any, ovr: dict) -> None:
+    def goto(self, segs: tuple[Segment, ...], k: int, cont: Any, ovr: dict) -> None:
         m = self.m
         if k == len(segs):
             cont(ovr)
             return
         seg = segs[k]
-        if isinstance(seg, Region) and seg.transient:
+        if isinstance(seg, Region) and self.sched.region(seg).transient:
             ovr = dict(ovr)
             for n in seg.nodes:
                 if n.kind == "setvar":
@@ -308,12 +314,12 @@ class _Builder:
         m.d.sync += self.fsmvar[seg.var].eq(s0)
         if seg.start.is_const and seg.stop.is_const:
             if seg.start.evaluate({}) < seg.stop.evaluate({}):
-                self.goto(seg.body, 0, back, inner)
+                self.goto(self.sched.body(seg), 0, back, inner)
             else:
                 self.goto(segs, k + 1, cont, ovr)
             return
         with m.If(s0 < self.bound(seg.stop, ovr)):
-            self.goto(seg.body, 0, back, inner)
+            self.goto(self.sched.body(seg), 0, back, inner)
         with m.Else():
             self.goto(segs, k + 1, cont, ovr)
 
@@ -341,7 +347,8 @@ class _Builder:
             if not hasattr(self, d):
                 setattr(self, d, {})
         rn = r.name
-        depth, ii = max(r.depth, 1), max(r.ii, 1)
+        rs = self.sched.region(r)
+        depth, ii = max(rs.depth, 1), max(rs.ii, 1)
         in_state = self.in_state(r)
         issuing = Signal(name=f"{rn}_issuing")
         self.issuing[id(r)] = issuing
@@ -385,7 +392,8 @@ class _Builder:
         self.exit_sig[id(r)] = lastv[-1]
         if r.is_while:
             # the iteration whose condition is false (or the N-th) ends the loop
-            te = r.exit.cycle + r.exit.latency  # a multi-cycle compare: its registered result
+            ex = self.sched.node(r.exit)
+            te = ex.cycle + ex.latency  # a multi-cycle compare: its registered result
             fin = Signal(name=f"{rn}_exit")
             m.d.comb += fin.eq(valid[te] & self.val(r.exit, te, r))
             with m.If(fin):
@@ -399,23 +407,24 @@ class _Builder:
         # operand values are built first: their wires and delay registers must be driven
         # unconditionally, outside the If of the side effect that uses them
         for n in r.nodes:
+            t = self.sched.node(n).cycle
             if n.kind == "load":
                 port = self.rd[(n.attrs["array"], n.attrs["bank"])]
-                addr = self.val(n.args[0], n.cycle, r)
-                with m.If(valid[n.cycle]):
+                addr = self.val(n.args[0], t, r)
+                with m.If(valid[t]):
                     m.d.comb += port.addr.eq(addr)
             elif n.kind == "store":
                 port = self.wr[(n.attrs["array"], n.attrs["bank"])]
-                en = valid[n.cycle]
+                en = valid[t]
                 if len(n.args) > 2:
-                    en = en & self.val(n.args[2], n.cycle, r)
-                addr = self.val(n.args[0], n.cycle, r)
-                data = self.val(n.args[1], n.cycle, r)
+                    en = en & self.val(n.args[2], t, r)
+                addr = self.val(n.args[0], t, r)
+                data = self.val(n.args[1], t, r)
                 with m.If(en):
                     m.d.comb += [port.addr.eq(addr), port.data.eq(data), port.en.eq(1)]
             elif n.kind == "setvar":
-                value = self.val(n.args[0], n.cycle, r)
-                with m.If(valid[n.cycle]):
+                value = self.val(n.args[0], t, r)
+                with m.If(valid[t]):
                     m.d.sync += self.vars[n.attrs["var"]].eq(value)
 
     def delayed(self, sig: Value, n: int, name: str) -> Value:
@@ -442,25 +451,26 @@ class _Builder:
             return self.vars[name] if name in self.vars else self.fsmvar[name]
         if n.kind == "ivar":
             return self.ivals[id(r)][t]
+        ns = self.sched.node(n)
         if n.kind == "load":
             port = self.rd[(n.attrs["array"], n.attrs["bank"])]
-            return self.delayed(port.data, t - n.cycle - 1, f"{n.attrs['array']}_rd")
+            return self.delayed(port.data, t - ns.cycle - 1, f"{n.attrs['array']}_rd")
         if n.kind in ("div", "mod"):
             w = self.div_result(n, r)
-            return self.delayed(w, t - n.cycle - n.latency, w.name)
+            return self.delayed(w, t - ns.cycle - ns.latency, w.name)
         w = self.wire(n, r)
-        return self.delayed(w, t - n.cycle, w.name)
+        return self.delayed(w, t - ns.cycle, w.name)
 
     def wire(self, n: Node, r: Region) -> Signal:
         if id(n) in self.wires:
             return self.wires[id(n)]
         label = n.name if n.name and n.kind in ("cast", "select", "decode") else \
             f"{n.kind}_L{n.line}"
-        w = Signal(shape_of(n.type), name=label)
+        w = Signal(shape_of(n.vtype), name=label)
         self.wires[id(n)] = w
-        t = n.cycle
+        t = self.sched.node(n).cycle
         ops = [self.val(a, t, r) for a in n.args]
-        ts = [a.type for a in n.args]
+        ts = [a.vtype for a in n.args]
         k = n.kind
         if k in ("add", "sub", "and", "or", "xor", "min", "max", "lt", "le", "gt", "ge", "eq",
                  "ne"):
@@ -473,8 +483,9 @@ class _Builder:
                  "lt": lambda: a < b, "le": lambda: a <= b, "gt": lambda: a > b,
                  "ge": lambda: a >= b, "eq": lambda: a == b, "ne": lambda: a != b}[k]()
         elif k == "mul":
-            if self.c.mul_units is not None and n.unit is not None and not is_const_mul(n):
-                self.mul_bindings.setdefault(n.unit, []).append(
+            unit = self.sched.node(n).unit
+            if self.c.mul_units is not None and unit is not None and not is_const_mul(n):
+                self.mul_bindings.setdefault(unit, []).append(
                     (n, ops, self.valid[id(r)][t], w))
                 return w
             e = ops[0] * ops[1]
@@ -497,9 +508,9 @@ class _Builder:
         elif k == "select":
             e = Mux(ops[0], ops[1], ops[2])
         elif k == "cast":
-            e = _convert(ops[0], ts[0], n.type)
+            e = _convert(ops[0], ts[0], n.vtype)
         elif k == "decode":  # number-format code -> exact Fixed value: a ROM (a case in Verilog)
-            rom = Array([Const(v, shape_of(n.type)) for v in n.attrs["fmt"].table])
+            rom = Array([Const(v, shape_of(n.vtype)) for v in n.attrs["fmt"].table])
             e = rom[ops[0]]
         else:  # pragma: no cover - the frontend emits no other kinds
             raise AssertionError(f"no codegen for {k}")
@@ -509,10 +520,10 @@ class _Builder:
     def _mul_units(self) -> None:
         m = self.m
         for unit, binds in sorted(self.mul_bindings.items()):
-            signed_any = any(a.type.signed for n, *_ in binds for a in n.args)
-            wa = max(a.type.width + (1 if signed_any and not a.type.signed else 0)
+            signed_any = any(a.vtype.signed for n, *_ in binds for a in n.args)
+            wa = max(a.vtype.width + (1 if signed_any and not a.vtype.signed else 0)
                      for n, *_ in binds for a in n.args[:1])
-            wb = max(a.type.width + (1 if signed_any and not a.type.signed else 0)
+            wb = max(a.vtype.width + (1 if signed_any and not a.vtype.signed else 0)
                      for n, *_ in binds for a in n.args[1:2])
             mk = signed if signed_any else unsigned
             a = Signal(mk(wa), name=f"mul{unit}_a")
@@ -526,8 +537,9 @@ class _Builder:
 
     # ---- sequential dividers ------------------------------------------------------------
     def _div_key(self, n: Node) -> Any:
-        if self.c.div_units is not None and n.unit is not None:
-            return n.unit
+        unit = self.sched.node(n).unit
+        if self.c.div_units is not None and unit is not None:
+            return unit
         return ("own", id(n))
 
     def _div_setup(self, regions: list[Region]) -> None:
@@ -541,8 +553,8 @@ class _Builder:
         for k, (key, binds) in enumerate(self.div_binds.items()):
             n0 = binds[0][0]
             pre = f"div{k}" if not isinstance(key, tuple) else f"{n0.kind}_L{n0.line}_{k}"
-            wa = max(n.args[0].type.width for n, _ in binds)
-            wb = max(n.args[1].type.width for n, _ in binds)
+            wa = max(n.args[0].vtype.width for n, _ in binds)
+            wb = max(n.args[1].vtype.width for n, _ in binds)
             self.div_hw[key] = {
                 "pre": pre, "wa": wa, "wb": wb,
                 "q": Signal(signed(wa + 2), name=f"{pre}_q"),
@@ -550,10 +562,10 @@ class _Builder:
             }
 
     def div_result(self, n: Node, r: Region) -> Signal:
-        """The output register of ``n``'s divider, valid ``n.latency`` cycles after issue."""
+        """The output register of ``n``'s divider, valid its latency's cycles after issue."""
         hw = self.div_hw[self._div_key(n)]
         if id(n) not in self.wires:
-            w = Signal(shape_of(n.type), name=n.name or f"{n.kind}_L{n.line}")
+            w = Signal(shape_of(n.vtype), name=n.name or f"{n.kind}_L{n.line}")
             self.wires[id(n)] = w
             self.m.d.comb += w.eq(hw["q"] if n.kind == "div" else hw["r"])
         return self.wires[id(n)]
@@ -581,12 +593,13 @@ class _Builder:
             zero = Signal(name=f"{pre}_zero")
             aval = Signal(signed(wa + 1), name=f"{pre}_a")
             for n, r in binds:
-                a_t, b_t = n.args[0].type, n.args[1].type
-                a = self.val(n.args[0], n.cycle, r)
-                b = self.val(n.args[1], n.cycle, r)
+                a_t, b_t = n.args[0].vtype, n.args[1].vtype
+                t = self.sched.node(n).cycle
+                a = self.val(n.args[0], t, r)
+                b = self.val(n.args[1], t, r)
                 mag_a = Mux(a < 0, -a, a) if a_t.signed else a
                 mag_b = Mux(b < 0, -b, b) if b_t.signed else b
-                with m.If(self.valid[id(r)][n.cycle]):
+                with m.If(self.valid[id(r)][t]):
                     m.d.sync += [
                         dvd.eq(mag_a << (wa - a_t.width)), dvs.eq(mag_b), rem.eq(0), quo.eq(0),
                         count.eq(a_t.width), fix.eq(1), aval.eq(a), zero.eq(b == 0),

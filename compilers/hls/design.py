@@ -3,20 +3,38 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
+from ...dsl.kernel import Kernel
 from ...dsl.types import FormatType, HWType
-from ...errors import DSLError
+from ...errors import ConfigError, DSLError
 from ...hw.hls_ops import (
+    MEM_TCO_NS,
+    REG_OVERHEAD_NS,
+    REG_TCO_NS,
     op_cost,
     register_area_um2,
     sram_read_energy_j,
     sram_write_energy_j,
 )
+from ...hw.models.base import OperatorCost, Work
 from .codegen import HLSComponent
-from .ir import KernelIR, Loop, Region, trip_count
-from .schedule import ScheduleOptions, node_delay_ns, node_width, resource_class, schedule_kernel
+from .frontend import lower
+from .ir import KernelIR, Loop, Region, Segment, raw_scalars
+from .schedule import (
+    Schedule,
+    ScheduleOptions,
+    node_delay_ns,
+    node_width,
+    resource_class,
+    schedule_kernel,
+)
+
+if TYPE_CHECKING:
+    from ...hw.synth import SynthesisReport
+    from ...sim.rtl.hls_run import HLSRunResult
 
 __all__ = ["Design", "LoopReport", "OperatorReport", "HLSReport", "Estimate",
            "compile_kernel"]
@@ -60,10 +78,10 @@ class HLSReport:
     loops: list[LoopReport]
     cycles: int | None
     resources: dict[str, int]
-    memories: list[dict[str, Any]]
+    memories: list[dict[str, int | str]]
     operators: list[OperatorReport] = field(default_factory=list)
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[dict[str, object]]:
         """One row per loop/region."""
         return [asdict(x) for x in self.loops]
 
@@ -94,13 +112,18 @@ class HLSReport:
         return "\n".join(lines)
 
 
-def _s(x: Any) -> str:
+def _s(x: object) -> str:
     return "-" if x is None else str(x)
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """Pre-RTL estimate from the schedule and :mod:`archsim.hw.hls_ops`."""
+    """Pre-RTL estimate from the schedule and :mod:`archsim.hw.hls_ops`.
+
+    ``cycles``, ``latency_s`` (at the requested clock, as the schedule was made for it) and
+    ``energy_j`` are None when a loop bound is not known; :attr:`cost` gives them as the
+    hardware-model interface's :class:`~archsim.hw.models.base.OperatorCost`.
+    """
 
     cycles: int | None
     latency_s: float | None
@@ -113,25 +136,47 @@ class Estimate:
         """Area in mm^2."""
         return self.area_um2 * 1e-6
 
+    @property
+    def cost(self) -> OperatorCost | None:
+        """The estimate as an :class:`OperatorCost` (bound ``"compute"``), or None when
+        the cycles are not known."""
+        if self.cycles is None or self.latency_s is None or self.energy_j is None:
+            return None
+        return OperatorCost(latency_s=self.latency_s, energy_j=self.energy_j, bound="compute",
+                            cycles=self.cycles)
+
+
+#: ``whiles`` argument of the cycle model: per while-loop line, the iterations whose
+#: condition held, one count per entry (or "worst": max_iter per entry; None: unknown)
+_Whiles = Mapping[int, Iterator[int]] | str | None
+
 
 class Design:
     """A compiled kernel: the model, RTL and simulation views of one schedule.
 
+    It answers the hardware-model interface (:class:`~archsim.hw.models.base.HardwareModel`):
+    :attr:`name` and :meth:`operator_cost` for one invocation on its static shape.
+
     Attributes
     ----------
+    kernel : Kernel
     ir : KernelIR
-        The scheduled IR.
+        The IR (read-only; shared by every design of the kernel).
+    schedule : Schedule
+        Where every operator runs, each region's II and depth.
     clock_ns : float
     resources : dict
+    name : str
     compile_time_s : float
-        Seconds from Python source to the scheduled IR.
+        Seconds from Python source to the schedule.
     """
 
-    def __init__(self, kern: Any, ir: KernelIR, *, clock_ns: float, resources: dict[str, int],
+    def __init__(self, kern: Kernel, schedule: Schedule, *, resources: dict[str, int],
                  name: str, compile_time_s: float) -> None:
         self.kernel = kern
-        self.ir = ir
-        self.clock_ns = clock_ns
+        self.schedule = schedule
+        self.ir = schedule.ir
+        self.clock_ns = schedule.clock_ns
         self.resources = dict(resources)
         self.name = name
         self.compile_time_s = compile_time_s
@@ -139,9 +184,9 @@ class Design:
         self._verilog: str | None = None
 
     # ---- RTL view -----------------------------------------------------------------------
-    def make_component(self, init: dict[str, Any] | None = None) -> HLSComponent:
+    def make_component(self, init: dict[str, list[int]] | None = None) -> HLSComponent:
         """A fresh component, its memories preloaded with ``init`` (raw codes per array)."""
-        return HLSComponent(self.ir, init=init, mul_units=self.resources.get("mul"),
+        return HLSComponent(self.schedule, init=init, mul_units=self.resources.get("mul"),
                             div_units=self.resources.get("div"))
 
     @property
@@ -152,38 +197,41 @@ class Design:
         return self._component
 
     def verilog(self) -> str:
-        """Verilog of :attr:`component`, module name :attr:`name` (generated once: the IR
-        does not change after compilation, and Verilator runs look their build up by it)."""
+        """Verilog of :attr:`component`, module name :attr:`name` (generated once: the
+        schedule does not change after compilation, and Verilator runs look their build up
+        by it)."""
         if self._verilog is None:
             from ...hw.verilog import to_verilog
 
             self._verilog = to_verilog(self.make_component(), name=self.name)
         return self._verilog
 
-    def area(self, **kwargs: Any) -> Any:
+    def area(self, *, node: str = "nangate45", fpga: bool = True) -> SynthesisReport:
         """Synthesis estimate (:func:`archsim.hw.synth.synthesize`) of the component."""
         from ...hw.synth import synthesize
 
-        return synthesize(self.make_component(), name=self.name, **kwargs)
+        return synthesize(self.make_component(), name=self.name, node=node, fpga=fpga)
 
-    def simulate(self, *args: Any, backend: str = "pysim") -> Any:
-        """Run the RTL to ``done`` on these arguments (see :mod:`archsim.sim.hls_run`)."""
-        from ...sim.hls_run import run_design
+    def simulate(self, *args: object, backend: str = "pysim") -> HLSRunResult:
+        """Run the RTL to ``done`` on these arguments (see :mod:`archsim.sim.rtl.hls_run`)."""
+        from ...sim.rtl.hls_run import run_design  # sim sits above compilers: a lazy reach
 
         return run_design(self, args, backend=backend)
 
     # ---- model view ---------------------------------------------------------------------
-    def _env(self, args: tuple[Any, ...]) -> dict[str, int]:
-        bound = self.kernel.bind(args)
-        return {n: int(self.ir.scalars[n](v).raw) for n, v in bound.items()
-                if n in self.ir.scalars}
+    def scalar_env(self, args: tuple[object, ...]) -> dict[str, int]:
+        """Raw codes of the scalar arguments among ``args`` (arrays may be None)."""
+        if len(args) != len(self.ir.params):
+            raise DSLError(f"kernel '{self.kernel.name}' takes {len(self.ir.params)} "
+                           f"arguments, got {len(args)}")
+        return raw_scalars(self.ir, dict(zip(self.ir.params, args, strict=True)))
 
     @property
     def has_while(self) -> bool:
         """True when the kernel has ``while bounded(...)`` loops (data-dependent cycles)."""
         return any(r.is_while for r in self.ir.regions())
 
-    def cycles(self, *args: Any, worst_case: bool = False) -> int:
+    def cycles(self, *args: object, worst_case: bool = False) -> int:
         """Predicted cycles from ``start`` to ``done`` on these arguments.
 
         A closed form over the schedule: ``1 + sum`` over regions of ``(trip - 1) * II +
@@ -195,14 +243,8 @@ class Design:
         finding the condition false), or, with ``worst_case=True``, the bound with ``N``
         iterations per entry (arrays may then be None).
         """
-        if len(args) != len(self.ir.params):
-            raise DSLError(f"kernel '{self.kernel.name}' takes {len(self.ir.params)} "
-                           f"arguments, got {len(args)}")
-        env = {}
-        for n, v in zip(self.ir.params, args, strict=True):
-            if n in self.ir.scalars:
-                env[n] = self.ir.scalars[n](v).raw
-        whiles: Any = None
+        env = self.scalar_env(args)
+        whiles: _Whiles = None
         if self.has_while:
             if worst_case:
                 whiles = "worst"
@@ -212,52 +254,83 @@ class Design:
                                    "depend on the array contents, so pass the arrays",
                                    hint="or ask for the bound: cycles(..., worst_case=True)")
                 whiles = {line: iter(v) for line, v in self.kernel.while_trips(*args).items()}
-        return 1 + _seg_cycles(self.ir.body, env, whiles)
+        return 1 + _seg_cycles(self.schedule, self.ir.body, env, whiles)
 
     def static_cycles(self) -> int | None:
         """Cycles when every bound is a constant (and there is no while loop), else None."""
         try:
-            return 1 + _seg_cycles(self.ir.body, {})
+            return 1 + _seg_cycles(self.schedule, self.ir.body, {})
         except KeyError:
             return None
 
+    def achieved_clock_ns(self) -> float:
+        """The period the design runs at: the requested clock, or its critical path if
+        longer (see :meth:`critical_path_ns`)."""
+        return max(self.clock_ns, self.critical_path_ns())
+
+    def operator_cost(self, work: Work | None = None) -> OperatorCost:
+        """One invocation on the kernel's static shape, through the hardware-model interface.
+
+        Cycles from the schedule (:meth:`static_cycles`), latency at the achieved clock
+        (:meth:`achieved_clock_ns`), energy from :meth:`estimate`, bound ``"compute"``.
+        ``work`` is accepted for the interface and not read: a design has one shape, and
+        splitting larger work into invocations is its caller's business.
+
+        Raises
+        ------
+        ConfigError
+            A loop bound is not a constant (or there is a while loop): one invocation has
+            no single cost.
+        """
+        cycles = self.static_cycles()
+        energy = self.estimate().energy_j
+        if cycles is None or energy is None:
+            raise ConfigError(f"kernel '{self.kernel.name}' has loop bounds that are not "
+                              "constant (or a while loop): an invocation has no static cost",
+                              field="kernel")
+        return OperatorCost(latency_s=cycles * self.achieved_clock_ns() * 1e-9,
+                            energy_j=energy, bound="compute", cycles=cycles)
+
     def report(self) -> HLSReport:
         """Per loop: trip count, II requested/achieved and why, depth, cycles; totals."""
+        sched = self.schedule
         rows: list[LoopReport] = []
 
-        def walk(segs: list[Region | Loop]) -> None:
+        def walk(segs: tuple[Segment, ...]) -> None:
             for s in segs:
-                if isinstance(s, Region) and s.transient:
-                    continue  # done inside an FSM transition: no cycles to report
                 if isinstance(s, Region):
+                    rs = sched.region(s)
+                    if rs.transient:
+                        continue  # done inside an FSM transition: no cycles to report
                     trip = s.static_trip()
-                    cyc = None if trip is None else (0 if trip == 0 else
-                                                     (trip - 1) * s.ii + s.depth)
+                    cyc = None if trip is None else rs.cycles(trip)
                     kind = "straight" if not s.is_loop else (
                         "pipelined" if s.ii_requested is not None else "sequential")
-                    why = s.ii_reason
+                    why = rs.ii_reason
                     if s.is_while:
                         kind = "while"
                         why = (f"data-dependent: k true conditions take min(k + 1, "
-                               f"{s.while_max}) x {s.ii} cycles")
+                               f"{s.while_max}) x {rs.ii} cycles")
                     rows.append(LoopReport(s.name, s.line, kind, trip, s.ii_requested,
-                                           s.ii if s.is_loop else None, why, s.depth,
+                                           rs.ii if s.is_loop else None, why, rs.depth,
                                            cyc))
                 else:
-                    trip = (trip_count(s.start.evaluate({}), s.stop.evaluate({}), s.step)
-                            if s.start.is_const and s.stop.is_const else None)
                     try:
-                        cyc = _seg_cycles([s], {})
+                        fsm_cyc: int | None = _seg_cycles(sched, (s,), {})
                     except KeyError:
-                        cyc = None
-                    rows.append(LoopReport(s.name, s.line, "fsm", trip, None, None,
-                                           "contains loops", None, cyc))
-                    walk(s.body)
+                        fsm_cyc = None
+                    rows.append(LoopReport(s.name, s.line, "fsm", s.static_trip(), None, None,
+                                           "contains loops", None, fsm_cyc))
+                    walk(sched.body(s))
 
         walk(self.ir.body)
-        ops = [OperatorReport(r.name, n.line, n.kind, node_width(n), n.latency, n.pipelined,
-                              round(node_delay_ns(n), 6))
-               for r in self.ir.regions() for n in r.nodes if n.latency]
+        ops = []
+        for r in sched.walk():
+            for n in r.nodes:
+                ns = sched.node(n)
+                if ns.latency:
+                    ops.append(OperatorReport(r.name, n.line, n.kind, node_width(n), ns.latency,
+                                              ns.pipelined, round(node_delay_ns(n), 6)))
         return HLSReport(kernel=self.name, clock_ns=self.clock_ns, operators=ops,
                          critical_path_ns=self.critical_path_ns(), loops=rows,
                          cycles=self.static_cycles(), resources=self.resource_counts(),
@@ -267,43 +340,34 @@ class Design:
     def critical_path_ns(self) -> float:
         """Longest path in any cycle (a chain of operators, one stage of a multi-cycle
         operator, or a memory read into a register), register overheads included."""
-        from ...hw.hls_ops import MEM_TCO_NS, REG_OVERHEAD_NS, REG_TCO_NS
-
         worst = 0.0
-        for r in self.ir.regions():
-            for n in r.nodes:
-                worst = max(worst, n.end_ns, MEM_TCO_NS if n.kind == "load" else 0.0)
+        for n, ns in self.schedule.nodes.items():
+            worst = max(worst, ns.end_ns, MEM_TCO_NS if n.kind == "load" else 0.0)
         return worst - REG_TCO_NS + REG_OVERHEAD_NS if worst else REG_OVERHEAD_NS
 
     def resource_counts(self) -> dict[str, int]:
         """Operator instances in the datapath (multipliers after binding) and registers."""
         counts: dict[str, int] = {}
-        mul_units = 0
-        div_units = 0
-        for r in self.ir.regions():
+        units = {"mul": 0, "div": 0}
+        for r in self.schedule.walk():
             for n in r.nodes:
                 cls = resource_class(n)
-                if cls == "mul":
-                    if "mul" in self.resources:
-                        mul_units = max(mul_units, n.unit + 1)
+                if cls in units:
+                    if cls in self.resources:  # shared: as many as the binding used
+                        unit = self.schedule.node(n).unit
+                        units[cls] = max(units[cls], (unit or 0) + 1)
                     else:
-                        mul_units += 1
-                elif cls == "div":
-                    if "div" in self.resources:
-                        div_units = max(div_units, n.unit + 1)
-                    else:
-                        div_units += 1
-                elif n.kind not in ("const", "arg", "var", "ivar", "load", "store", "setvar",
-                                    "cast") and node_delay_ns(n) > 0:
+                        units[cls] += 1
+                elif n.kind not in _WIRING and node_delay_ns(n) > 0:
                     kind = "mul_const" if n.kind == "mul" else n.kind  # shift-and-add
                     counts[kind] = counts.get(kind, 0) + 1
-        out = {"mul": mul_units}
-        if div_units:
-            out["div"] = div_units
+        out = {"mul": units["mul"]}
+        if units["div"]:
+            out["div"] = units["div"]
         out.update(sorted(counts.items()))
         return out
 
-    def estimate(self, *args: Any) -> Estimate:
+    def estimate(self, *args: object) -> Estimate:
         """Pre-RTL latency, energy and area from the schedule and the operator table.
 
         Energy counts every operator execution and memory access (iterations times the
@@ -312,7 +376,7 @@ class Design:
         area: dict[str, float] = {}
         for r in self.ir.regions():
             for n in r.nodes:
-                if n.kind in ("const", "arg", "var", "ivar", "load", "store", "setvar", "cast"):
+                if n.kind in _WIRING:
                     continue
                 if resource_class(n) in self.resources:
                     continue  # shared units: counted below
@@ -331,10 +395,12 @@ class Design:
         # local arrays: one "written" bit per word (they read as zero until written)
         bits += sum(a.bank_depth * a.banks for a in self.ir.arrays.values() if a.local)
         area["registers"] = register_area_um2(bits)
+        energy: float | None
+        cyc: int | None
         try:
-            env = self._env(args) if args else {}
-            energy = _seg_energy(self.ir.body, env, self.ir)  # while loops: N iterations
-            cyc = 1 + _seg_cycles(self.ir.body, env, "worst")
+            env = raw_scalars(self.ir, self.kernel.bind(args)) if args else {}
+            energy = _seg_energy(self.schedule, self.ir.body, env)  # while loops: N iterations
+            cyc = 1 + _seg_cycles(self.schedule, self.ir.body, env, "worst")
         except KeyError:
             energy, cyc = None, None
         return Estimate(cycles=cyc, latency_s=None if cyc is None else
@@ -342,44 +408,50 @@ class Design:
                         area_um2=sum(area.values()), breakdown_area_um2=area)
 
 
-def _bound(b: Any, env: dict[str, int]) -> int:
-    return b.evaluate(env)
+#: Node kinds that are wiring or sources: no operator of their own.
+_WIRING = frozenset({"const", "arg", "var", "ivar", "load", "store", "setvar", "cast"})
 
 
-def _seg_cycles(segs: list[Region | Loop], env: dict[str, int], whiles: Any = None) -> int:
+def _seg_cycles(sched: Schedule, segs: tuple[Segment, ...], env: Mapping[str, int],
+                whiles: _Whiles = None) -> int:
     """Cycles of a segment list; ``whiles``: "worst", or line -> iterator of per-entry counts
     of true conditions (None: unknown, a while loop raises KeyError)."""
     total = 0
     for s in segs:
         if isinstance(s, Region) and s.is_while:
-            if whiles is None or (whiles != "worst" and s.line not in whiles):
+            assert s.while_max is not None
+            if whiles is None or (isinstance(whiles, Mapping) and s.line not in whiles):
                 raise KeyError(s.name)
-            trip = s.while_max if whiles == "worst" else \
+            trip = s.while_max if isinstance(whiles, str) else \
                 min(next(whiles[s.line]) + 1, s.while_max)
-            total += (trip - 1) * s.ii + s.depth
+            total += sched.region_cycles(s, trip)
         elif isinstance(s, Region):
-            trip = trip_count(_bound(s.start, env), _bound(s.stop, env), s.step) \
-                if s.is_loop else 1
-            total += 0 if trip == 0 else (trip - 1) * s.ii + s.depth
+            total += sched.region_cycles(s, s.trip(env))
         else:
-            lo, hi = _bound(s.start, env), _bound(s.stop, env)
-            if not _depends(s.body, s.var) and (whiles is None or whiles == "worst" or
-                                                not _has_while(s.body)):
-                total += trip_count(lo, hi, s.step) * _seg_cycles(s.body, env, whiles)
+            body = sched.body(s)
+            if not _depends(body, s.var) and (not isinstance(whiles, Mapping) or
+                                              not _has_while(body)):
+                total += s.trip(env) * _seg_cycles(sched, body, env, whiles)
             else:
-                for v in range(lo, hi, s.step):
-                    total += _seg_cycles(s.body, {**env, s.var: v}, whiles)
+                for v in _iterations(s, env):
+                    total += _seg_cycles(sched, body, {**env, s.var: v}, whiles)
     return total
 
 
-def _has_while(segs: list[Region | Loop]) -> bool:
+def _iterations(loop: Loop, env: Mapping[str, int]) -> range:
+    """The values of an FSM loop's variable."""
+    return range(loop.start.evaluate(env), loop.stop.evaluate(env), loop.step)
+
+
+def _has_while(segs: tuple[Segment, ...]) -> bool:
     return any((isinstance(s, Region) and s.is_while) or
                (isinstance(s, Loop) and _has_while(s.body)) for s in segs)
 
 
-def _depends(segs: list[Region | Loop], var: str) -> bool:
+def _depends(segs: tuple[Segment, ...], var: str) -> bool:
     for s in segs:
-        names = s.start.names() | s.stop.names() if s.start is not None else set()
+        names = s.start.names() | s.stop.names() if s.start is not None and \
+            s.stop is not None else set()
         if var in names:
             return True
         if isinstance(s, Loop) and _depends(s.body, var):
@@ -401,46 +473,20 @@ def _region_energy(r: Region, ir: KernelIR) -> float:
     return e
 
 
-def _seg_energy(segs: list[Region | Loop], env: dict[str, int], ir: KernelIR) -> float:
+def _seg_energy(sched: Schedule, segs: tuple[Segment, ...], env: Mapping[str, int]) -> float:
     total = 0.0
     for s in segs:
         if isinstance(s, Region):
-            trip = trip_count(_bound(s.start, env), _bound(s.stop, env), s.step) \
-                if s.is_loop else 1
-            total += trip * _region_energy(s, ir)
+            total += s.trip(env) * _region_energy(s, sched.ir)
         else:
-            for v in range(_bound(s.start, env), _bound(s.stop, env), s.step):
-                total += _seg_energy(s.body, {**env, s.var: v}, ir)
+            for v in _iterations(s, env):
+                total += _seg_energy(sched, sched.body(s), {**env, s.var: v})
     return total
 
 
-def _pad_loops(segs: list[Region | Loop]) -> None:
-    """Give every FSM loop body at least one cycle (else its iterations would take none)."""
-    for s in segs:
-        if isinstance(s, Loop):
-            _pad_loops(s.body)
-            if _min_cycles(s.body) == 0:
-                pad = Region(name=f"{s.name}_pad", line=s.line)
-                pad.depth, pad.ii = 1, 1
-                s.body.insert(0, pad)
-
-
-def _min_cycles(segs: list[Region | Loop]) -> int:
-    total = 0
-    for s in segs:
-        if isinstance(s, Region):
-            trip = 1 if s.is_while else s.static_trip()  # a while loop runs >= 1 iteration
-            total += 0 if not trip else (trip - 1) * s.ii + s.depth
-        else:
-            if s.start.is_const and s.stop.is_const:
-                trip = trip_count(s.start.evaluate({}), s.stop.evaluate({}), s.step)
-                total += trip * _min_cycles(s.body)
-    return total
-
-
-def compile_kernel(kern: Any, *, clock_ns: float, resources: dict[str, int],
+def compile_kernel(kern: Kernel, *, clock_ns: float, resources: dict[str, int],
                    name: str) -> Design:
-    """Frontend, scheduling and padding: the :class:`Design` of a kernel."""
+    """Frontend and scheduling: the :class:`Design` of a kernel."""
     t0 = time.perf_counter()
     opts = ScheduleOptions(clock_ns=clock_ns, resources=dict(resources))
     for arg, a in kern.array_types.items():
@@ -450,8 +496,6 @@ def compile_kernel(kern: Any, *, clock_ns: float, resources: dict[str, int],
                            lineno=kern.line0, hint="use Int, UInt or Fixed elements, or a "
                            "FormatType: a float format of <= 8 bits, or "
                            "FormatType(AdaptivFloat(n=8, e=3), exp_bias=-7)")
-    ir = kern.fresh_ir()
-    schedule_kernel(ir, opts)
-    _pad_loops(ir.body)
-    return Design(kern, ir, clock_ns=clock_ns, resources=resources, name=name,
+    schedule = schedule_kernel(lower(kern), opts)
+    return Design(kern, schedule, resources=resources, name=name,
                   compile_time_s=time.perf_counter() - t0)

@@ -23,9 +23,14 @@ conversions ``T(x)``, array reads with affine or data-dependent indices. Anythin
 from __future__ import annotations
 
 import ast
+import weakref
 from typing import Any
 
-from ...dsl.kernel import PARTITION_KINDS, ArrayType, Kernel
+from ...dsl.kernel import PARTITION_KINDS, ArrayType, Kernel, KernelFacts
+from ...dsl.kernel import bounded as _bounded
+from ...dsl.kernel import partition as _partition
+from ...dsl.kernel import pipeline as _pipeline
+from ...dsl.kernel import unroll as _unroll
 from ...dsl.types import (
     Bool,
     FormatType,
@@ -33,13 +38,18 @@ from ...dsl.types import (
     HWValue,
     UInt,
     binop_type,
-    const_type,
     div_types,
+    hw_max,
+    hw_min,
 )
 from ...errors import DSLError
-from .ir import ArrayInfo, Bound, KernelIR, Loop, Node, Region
+from .builder import IRBuilder, RegionBuilder
+from .context import Scope, Source
+from .inline import Inliner
+from .ir import ArrayInfo, Bound, KernelIR, Loop, Node
+from .typeinfer import TypeInference
 
-__all__ = ["lower"]
+__all__ = ["lower", "analyze"]
 
 _BINOPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.BitAnd: "and", ast.BitOr: "or",
@@ -55,142 +65,63 @@ _PY_BIN = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "and": "__and__
            "floordiv": "__floordiv__", "mod": "__mod__"}
 
 
-class _Lowering:
-    def __init__(self, kern: Any, tree: ast.FunctionDef, filename: str, line0: int,
-                 namespace: dict[str, Any]) -> None:
-        import types as _types
+class Lowering:
+    """Walks one kernel's AST and lowers each statement and expression.
 
-        from ...dsl.kernel import bounded, partition, pipeline, unroll
+    The state lives in separate objects: :attr:`types` (:class:`TypeInference`: variable,
+    loop-variable and bound types), :attr:`b` (:class:`IRBuilder`: regions, SSA values,
+    arrays), :attr:`inl` (:class:`Inliner`: calls of other kernels), :attr:`scope`
+    (:class:`Scope`: loop variables, if nesting) and :attr:`src` (:class:`Source`: the kernel
+    whose code is being read, switched while a callee is inlined).
+    """
 
-        kmod = _types.SimpleNamespace(pipeline=pipeline, unroll=unroll, partition=partition,
-                                      bounded=bounded)
+    def __init__(self, kern: Kernel) -> None:
         self.k = kern
-        self.kmod = kmod
-        self.tree = tree
-        self.filename = filename
-        self.line0 = line0
-        self.ns = namespace
-        self.col0 = getattr(kern, "col0", 0)
-        self.scalars: dict[str, HWType] = dict(kern.scalar_types)
-        self.arrays: dict[str, ArrayInfo] = {
+        self.src = Source.of(kern)
+        self.types = TypeInference(kern.scalar_types)
+        self.b = IRBuilder(self.types, {
             n: ArrayInfo(name=n, elem=t.elem.code_type if isinstance(t.elem, FormatType) else
                          t.elem, shape=t.shape,
                          fmt=t.elem if isinstance(t.elem, FormatType) else None)
             for n, t in kern.array_types.items()
-        }
-        self.variables: dict[str, HWType] = {}
-        self.returns: list[HWType] = []
-        self.loopvar_types: dict[tuple[int, int], HWType] = {}
-        # state during lowering
-        self.region: Region | None = None
-        self.segments: list[Region | Loop] = []
-        self.env: dict[str, Node] = {}
-        self.dirty: dict[str, Node] = {}
-        self.pred: Node | None = None
-        self.alias: dict[str, tuple[str | None, int]] = {}
-        self.fsm_vars: set[str] = set()
-        self.fsm_types: dict[str, HWType] = {}
-        self.fsm_ranges: dict[str, tuple[Bound, Bound, int]] = {}
-        self.segments_depth = 0
-        self.region_var: str | None = None
-        self.nseq = 0
-        self.returned = False
-        self.in_if = 0
-        self.ret_alias: dict[int, str] = {}
-        self.cse: dict[Any, Node] = {}
-        self.frame: dict[str, Any] | None = None  # an inlined @kernel call being lowered
-        self.ninline = 0
-        self.stmt_call: ast.Call | None = None  # a call that is a statement of its own
-        self.rolled_cache: dict[int, bool] = {}
-        self.epoch: dict[str, int] = {}
+        })
+        self.scope = Scope()
+        self.inl = Inliner(self)
 
-    # ----- errors ------------------------------------------------------------------------
+    # ----- errors and nodes --------------------------------------------------------------
     def err(self, node: ast.AST, msg: str, hint: str | None = None) -> DSLError:
-        line = getattr(node, "lineno", 1) + self.line0 - 1
-        col = getattr(node, "col_offset", 0) + 1 + self.col0
-        return DSLError(msg, filename=self.filename, lineno=line, col=col, hint=hint)
+        return self.src.err(node, msg, hint)
 
     def line(self, node: ast.AST) -> int:
-        return getattr(node, "lineno", 1) + self.line0 - 1
-
-    # ----- node creation -----------------------------------------------------------------
-    def cur(self) -> Region:
-        if self.region is None:
-            self.region = Region(name=f"seq{self.nseq}")
-            self.nseq += 1
-        return self.region
+        return self.src.line(node)
 
     def mk(self, kind: str, t: HWType | None, args: tuple[Node, ...] = (), at: ast.AST | None =
            None, name: str = "", **attrs: Any) -> Node:
-        key = None
-        if kind not in ("store", "setvar", "var", "ivar", "arg"):
-            # common subexpressions (loads: only while no store to the array intervenes)
-            argk = tuple(("c", a.attrs["value"].raw, a.type) if a.kind == "const" else id(a)
-                         for a in args)
-            extra = self.epoch.get(attrs.get("array"), 0) if kind == "load" else 0
-            key = (kind, t, argk, tuple(sorted(attrs.items())), extra)
-            if key in self.cse:
-                return self.cse[key]
-        n = Node(kind=kind, type=t, args=args, attrs=attrs,
-                 line=self.line(at) if at is not None else 0,
-                 col=(getattr(at, "col_offset", 0) + 1 + self.col0) if at is not None else 0,
-                 name=name)
-        self.cur().nodes.append(n)
-        if key is not None:
-            self.cse[key] = n
-        if kind == "store":
-            self.epoch[attrs["array"]] = self.epoch.get(attrs["array"], 0) + 1
-        return n
-
-    def const(self, v: HWValue | int | bool) -> Node:
-        if isinstance(v, bool):
-            v = HWValue(Bool, int(v))
-        elif isinstance(v, int):
-            v = HWValue(const_type(v), v)
-        return Node(kind="const", type=v.type, attrs={"value": v})
+        """A node of the open region, located at ``at``."""
+        return self.b.mk(kind, t, args, line=self.line(at) if at is not None else 0,
+                         col=self.src.col(at) if at is not None else 0, name=name, **attrs)
 
     def cast(self, n: Node, t: HWType, at: ast.AST | None = None, name: str = "") -> Node:
         if n.type == t:
             return n
         if n.kind == "const":
-            return self.const(t(n.attrs["value"]))
+            return self.b.const(t(n.attrs["value"]))
         return self.mk("cast", t, (n,), at, name=name)
-
-    def close_region(self) -> None:
-        """End the current region: write the changed variables to their registers."""
-        if self.region is None and self.dirty:
-            self.cur()
-        self.cse = {}
-        if self.region is None:
-            self.env = {}
-            return
-        for name, val in self.dirty.items():
-            self.mk("setvar", self.variables[name], (val,), None, name=name, var=name)
-        if not self.region.line:
-            self.region.line = min((n.line for n in self.region.nodes if n.line), default=0)
-        if self.region.nodes or self.region.is_loop:
-            self.segments.append(self.region)
-        self.region = None
-        self.env = {}
-        self.dirty = {}
 
     # ----- entry -------------------------------------------------------------------------
     def run(self) -> KernelIR:
-        body = list(self.tree.body)
+        body = list(self.k.tree.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
             body = body[1:]  # docstring
         self.block(body)
-        self.close_region()
-        return KernelIR(name=self.k.name, filename=self.filename, scalars=self.scalars,
-                        arrays=self.arrays, params=list(self.k.param_names),
-                        variables=self.variables, returns=self.returns, body=self.segments,
-                        loopvar_types=self.loopvar_types, ret_alias=self.ret_alias)
+        return self.b.build(name=self.k.name, filename=self.src.filename,
+                            params=list(self.k.param_names))
 
     # ----- statements --------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> None:
         for s in stmts:
-            if self.returned:
+            if self.scope.returned:
                 raise self.err(s, "code after 'return'",
                                "a kernel has one return, as its last statement")
             self.stmt(s)
@@ -219,12 +150,12 @@ class _Lowering:
             self.return_(s)
         elif isinstance(s, ast.Expr):
             if isinstance(s.value, ast.Call) and self.resolve(s.value.func) is \
-                    self.kmod.partition:
+                    _partition:
                 self.partition(s.value)
             elif isinstance(s.value, ast.Call) and isinstance(self.resolve(s.value.func),
                                                               Kernel):
-                self.stmt_call = s.value  # `f(...)` for its side effects on arrays
-                self.inline(self.resolve(s.value.func), s.value, want=False)
+                self.inl.stmt_call = s.value  # `f(...)` for its side effects on arrays
+                self.inl.inline(self.resolve(s.value.func), s.value, want=False)
             elif isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
                 pass  # a string used as a comment
             else:
@@ -244,49 +175,49 @@ class _Lowering:
     def assign(self, target: ast.expr, value: ast.expr, at: ast.stmt) -> None:
         if isinstance(target, ast.Name):
             name = target.id
-            if self.frame is not None:
-                if name in self.frame["params"]:
+            if self.inl.frame is not None:
+                if name in self.inl.frame.params:
                     raise self.err(target, f"cannot assign to argument '{name}'",
                                    "copy it to a variable first")
-                name = self.frame["prefix"] + name
-            if name in self.arrays:
+                name = self.inl.frame.prefix + name
+            if name in self.b.arrays:
                 raise self.err(target, f"cannot assign to array '{name}'",
                                f"write elements: {name}[i] = ...")
-            if name in self.scalars:
+            if name in self.types.scalars:
                 raise self.err(target, f"cannot assign to argument '{name}'",
                                "copy it to a variable first")
-            if name in self.fsm_vars or name == self.region_var or name in self.alias:
+            if name in self.scope.fsm_vars or name == self.scope.region_var or name in self.scope.alias:
                 raise self.err(target, f"cannot assign to loop variable '{name}'")
             if isinstance(value, ast.Call) and not value.args and not value.keywords and \
                     isinstance(self.resolve(value.func), ArrayType):
                 self.local_array(name, self.resolve(value.func), at)
                 return
             if isinstance(value, ast.Call) and isinstance(self.resolve(value.func), Kernel):
-                self.stmt_call = value  # `x = f(...)`: f may contain loops
+                self.inl.stmt_call = value  # `x = f(...)`: f may contain loops
             val = self.expr(value)
-            if name not in self.variables:
+            if name not in self.types.variables:
                 if val.kind == "const" and value is not None and _is_plain_int(value):
                     raise self.err(at, f"variable '{name}' is initialised with a plain int",
                                    f"give it a hardware type, e.g. {name} = Int(32)(0)")
-                self.variables[name] = val.type
-            t = self.variables[name]
+                self.types.variables[name] = val.vtype
+            t = self.types.variables[name]
             val = self.cast(val, t, at, name=name)
-            if self.pred is not None:
+            if self.b.pred is not None:
                 old = self.read_var(name, at)
-                val = self.mk("select", t, (self.pred, val, old), at, name=name)
-            self.env[name] = val
-            self.dirty[name] = val
+                val = self.mk("select", t, (self.b.pred, val, old), at, name=name)
+            self.b.env[name] = val
+            self.b.dirty[name] = val
         elif isinstance(target, ast.Subscript):
             arr, idx = self.subscript(target)
-            info = self.arrays[arr]
+            info = self.b.arrays[arr]
             if info.fmt is not None:
                 raise self.err(target, f"array '{arr}' of {info.fmt.name} is read-only in "
                                "kernels (format arrays are read-only: there is no encoder in "
                                "hardware)", "store into an Int/UInt/Fixed array instead")
-            info.written = True
+            info = self.b.mark_array(arr, written=True)
             val = self.cast(self.expr(value), info.elem, at)
             bank, addr = self.address(info, idx, target)
-            args = (addr, val) + ((self.pred,) if self.pred is not None else ())
+            args = (addr, val) + ((self.b.pred,) if self.b.pred is not None else ())
             self.mk("store", None, args, at, name=arr, array=arr, bank=bank)
         elif isinstance(target, ast.Tuple):
             raise self.err(target, "tuple assignment is not supported", "assign one name")
@@ -294,10 +225,10 @@ class _Lowering:
             raise self.err(target, "unsupported assignment target")
 
     def local_array(self, name: str, t: ArrayType, at: ast.stmt) -> None:
-        if self.segments_depth or self.in_if or self.region_var is not None:
+        if self.b.depth or self.scope.in_if or self.scope.region_var is not None:
             raise self.err(at, f"local array '{name}' must be declared at the top level of the "
                            "kernel", "move the declaration before the loops")
-        if name in self.variables or name in self.arrays:
+        if name in self.types.variables or name in self.b.arrays:
             raise self.err(at, f"'{name}' is already defined")
         if isinstance(t.elem, FormatType):
             raise self.err(at, f"local array '{name}': format arrays are read-only in kernels, "
@@ -306,28 +237,28 @@ class _Lowering:
         if not isinstance(t.elem, HWType):
             raise self.err(at, f"local array '{name}': element type has no hardware lowering yet",
                            "use Int, UInt or Fixed elements")
-        self.arrays[name] = ArrayInfo(name=name, elem=t.elem, shape=t.shape, local=True)
+        self.b.arrays[name] = ArrayInfo(name=name, elem=t.elem, shape=t.shape, local=True)
 
     def return_(self, s: ast.Return) -> None:
-        if self.frame is not None:
-            if self.in_if or self.region_var != self.frame["region_var"] or \
-                    self.segments_depth != self.frame["depth"]:
+        if self.inl.frame is not None:
+            if self.scope.in_if or self.scope.region_var != self.inl.frame.region_var or \
+                    self.b.depth != self.inl.frame.depth:
                 raise self.err(s, "an inlined kernel returns once, as its last statement "
                                "(not inside a loop or an if)")
-            if not self.frame["want"]:  # called as a statement: the value is not used
-                self.returned = True
+            if not self.inl.frame.want:  # called as a statement: the value is not used
+                self.scope.returned = True
                 return
             if s.value is None or isinstance(s.value, ast.Tuple):
                 raise self.err(s, "an inlined kernel returns one value, as its last statement")
-            self.frame["ret"] = self.cast(self.expr(s.value), self.frame["type"], s)
-            self.returned = True
+            self.inl.frame.ret = self.cast(self.expr(s.value), self.inl.frame.ret_type, s)
+            self.scope.returned = True
             return
-        if self.segments_depth > 0 or self.in_if or self.region_var is not None:
+        if self.b.depth > 0 or self.scope.in_if or self.scope.region_var is not None:
             raise self.err(s, "return inside a loop or if is not supported",
                            "return once, as the last statement")
         ann = self.k.return_types
         if s.value is None:
-            self.returned = True
+            self.scope.returned = True
             return
         values = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]
         if ann is None:
@@ -339,23 +270,23 @@ class _Lowering:
         for k, (v, t) in enumerate(zip(values, ann, strict=True)):
             name = f"__ret{k}"
             val = self.expr(v)
-            if val.kind == "var" and val.type == t and val.attrs["var"] in self.variables:
+            if val.kind == "var" and val.type == t and val.attrs["var"] in self.types.variables:
                 # the port shows the variable's register: no copy, no cycle
-                self.ret_alias[k] = val.attrs["var"]
+                self.b.ret_alias[k] = val.attrs["var"]
                 continue
-            self.variables[name] = t
+            self.types.variables[name] = t
             val = self.cast(val, t, s, name="ret")
-            self.env[name] = val
-            self.dirty[name] = val
-        self.returns = list(ann)
-        self.returned = True
+            self.b.env[name] = val
+            self.b.dirty[name] = val
+        self.types.returns = list(ann)
+        self.scope.returned = True
 
     def partition(self, call: ast.Call) -> None:
         if not call.args or not isinstance(call.args[0], ast.Name) or \
-                call.args[0].id not in self.arrays:
+                call.args[0].id not in self.b.arrays:
             raise self.err(call, "partition() needs an array argument",
                            "partition(a, factor=4, kind='cyclic')")
-        info = self.arrays[call.args[0].id]
+        info = self.b.arrays[call.args[0].id]
         kw = {k.arg: self.static(k.value) for k in call.keywords}
         extra = [self.static(a) for a in call.args[1:]]
         factor = kw.get("factor", extra[0] if extra else None)
@@ -375,8 +306,7 @@ class _Lowering:
                            f"array size {info.size}, not {factor!r}")
         if info.read or info.written:
             raise self.err(call, "partition() must come before the array is used")
-        info.banks = factor
-        info.partition_kind = kind
+        self.b.mark_array(info.name, banks=factor, partition_kind=kind)
 
     # ----- loops -------------------------------------------------------------------------
     def loop_header(self, s: ast.For) -> tuple[str, Bound, Bound, int, str, int | None,
@@ -391,11 +321,11 @@ class _Lowering:
                                              it.func.id == "range"):
             fn = self.resolve(it.func)
             kw = {k.arg: self.static(k.value) for k in it.keywords}
-            if fn is self.kmod.pipeline:
+            if fn is _pipeline:
                 mode, ii = "pipeline", kw.get("ii", 1)
                 if not isinstance(ii, int) or ii < 1:
                     raise self.err(it, f"ii must be a positive int, not {ii!r}")
-            elif fn is self.kmod.unroll:
+            elif fn is _unroll:
                 mode, factor = "unroll", kw.get("factor")
                 if len(it.args) > 1:
                     factor = self.static(it.args[1])
@@ -425,91 +355,48 @@ class _Lowering:
         if isinstance(e, ast.Constant) and isinstance(e.value, int):
             return Bound("const", e.value)
         names = {n.id for n in ast.walk(e) if isinstance(n, ast.Name)}
-        if self.frame is not None:  # an inlined kernel's parameters and loop variables
-            names = {self.frame["prefix"] + n for n in names} | (names & self.frame["params"])
+        if self.inl.frame is not None:  # an inlined kernel's parameters and loop variables
+            names = {self.inl.frame.prefix + n for n in names} | (names & self.inl.frame.params)
             if isinstance(e, ast.Name):
-                mapped = self.frame_bound(e)
+                mapped = self.inl.frame_bound(e)
                 if mapped is not None:
                     return mapped
-        if not names & (set(self.scalars) | self.fsm_vars | set(self.variables) |
-                        set(self.alias) | (self.frame["params"] if self.frame else set())):
+        if not names & (set(self.types.scalars) | self.scope.fsm_vars | set(self.types.variables) |
+                        set(self.scope.alias) | (self.inl.frame.params if self.inl.frame else set())):
             v = self.resolve(e)  # a compile-time expression of global constants
             if isinstance(v, int) and not isinstance(v, bool):
                 return Bound("const", v)
         if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Sub)):
             return Bound("add" if isinstance(e.op, ast.Add) else "sub", None,
                          self.bound(e.left), self.bound(e.right))
-        if isinstance(e, ast.Name) and self.frame is not None:
-            v = self.ns.get(e.id)  # not a parameter or loop variable (see frame_bound)
+        if isinstance(e, ast.Name) and self.inl.frame is not None:
+            v = self.src.ns.get(e.id)  # not a parameter or loop variable (see frame_bound)
             if isinstance(v, int) and not isinstance(v, bool):
                 return Bound("const", v)
         elif isinstance(e, ast.Name):
-            if e.id in self.alias:
-                base, off, _t = self.alias[e.id]
+            if e.id in self.scope.alias:
+                base, off, _t = self.scope.alias[e.id]
                 if base is None:
                     return Bound("const", off)
                 raise self.err(e, "a loop bound cannot read a partially unrolled loop variable")
-            if e.id in self.scalars:
+            if e.id in self.types.scalars:
                 return Bound("arg", e.id)
-            if e.id in self.fsm_vars:
+            if e.id in self.scope.fsm_vars:
                 return Bound("var", e.id)
-            if e.id in self.variables:
+            if e.id in self.types.variables:
                 raise self.err(e, f"a loop bound cannot read variable '{e.id}'",
                                "use a scalar argument, an outer loop variable or a constant")
-            v = self.ns.get(e.id)
+            v = self.src.ns.get(e.id)
             if isinstance(v, int):
                 return Bound("const", v)
         raise self.err(e, "a loop bound must be a constant, a scalar argument, an outer loop "
                        "variable or a sum/difference of those")
 
-    def frame_bound(self, e: ast.Name) -> Bound | None:
-        """A bound of an inlined kernel's loop that names one of its parameters or loop
-        variables, as a bound of the caller (None: not such a name)."""
-        f = self.frame
-        if e.id in f["params"] and e.id in f["bsrc"]:
-            node, ptype = f["bsrc"][e.id], f["callee"].scalar_types[e.id]
-            src = node
-            if src.kind == "cast" and not src.type.frac and not src.args[0].type.frac and \
-                    src.type.min_raw <= src.args[0].type.min_raw and \
-                    src.args[0].type.max_raw <= src.type.max_raw:
-                src = src.args[0]  # a widening conversion: the same value
-            if src.kind == "const" and not ptype.frac:
-                return Bound("const", src.attrs["value"].raw)
-            if src.kind == "arg":
-                return Bound("arg", src.attrs["arg"])
-            if src.kind == "var" and src.attrs["var"] in self.fsm_vars:
-                return Bound("var", src.attrs["var"])
-            raise self.err(e, f"a loop bound of inlined kernel '{f['callee'].name}' reads its "
-                           f"parameter '{e.id}', so the call must pass a constant, a scalar "
-                           "argument or an outer loop variable that fits its type")
-        pn = f["prefix"] + e.id
-        if pn in self.alias:
-            base, off, _t = self.alias[pn]
-            if base is None:
-                return Bound("const", off)
-            raise self.err(e, "a loop bound cannot read a partially unrolled loop variable")
-        if pn in self.fsm_vars:
-            return Bound("var", pn)
-        if pn in self.variables:
-            raise self.err(e, f"a loop bound cannot read variable '{e.id}'",
-                           "use a scalar argument, an outer loop variable or a constant")
-        return None
-
-    def bound_type(self, b: Bound) -> HWType:
-        if b.kind == "const":
-            return const_type(int(b.value))
-        if b.kind == "arg":
-            return self.scalars[b.value]
-        if b.kind == "var":
-            return self.fsm_types[b.value]
-        return binop_type("add" if b.kind == "add" else "sub", self.bound_type(b.left),
-                          self.bound_type(b.right))
-
     def for_(self, s: ast.For) -> None:
         var, start, stop, step, mode, ii, factor = self.loop_header(s)
-        if self.frame is not None:
-            var = self.frame["prefix"] + var
-        if var in self.variables or var in self.scalars or var in self.arrays:
+        if self.inl.frame is not None:
+            var = self.inl.frame.prefix + var
+        if var in self.types.variables or var in self.types.scalars or var in self.b.arrays:
             raise self.err(s.target, f"loop variable '{var}' shadows a variable or argument",
                            "use a fresh name for the loop variable")
         assigned = _assigned_names(s.body)
@@ -517,50 +404,48 @@ class _Lowering:
             if n in assigned:
                 raise self.err(s.iter, f"the loop bound reads '{n}', which the loop body "
                                "assigns", "copy the bound to a variable before the loop")
-        vtype = binop_type("max", self.bound_type(start), self.bound_type(stop))
-        if self.frame is not None:
+        vtype = self.types.loop_var_type(start, stop)
+        if self.inl.frame is not None:
             # the callee's golden run types its loop variable from its own signature
-            vtype = self.frame["callee"].ir.loopvar_types.get((s.lineno, s.col_offset), vtype)
+            vtype = self.inl.frame.callee.facts.loopvar_types.get((s.lineno, s.col_offset), vtype)
         else:
-            self.loopvar_types[(s.lineno, s.col_offset)] = vtype
+            self.types.loopvar_types[(s.lineno, s.col_offset)] = vtype
         if mode == "unroll":
             self.unrolled(s, var, start, stop, step, factor, vtype)
             return
-        if self.in_if:
+        if self.scope.in_if:
             raise self.err(s, "a loop inside an if is not supported yet",
                            "move the if into the loop body")
-        inner = _has_rolled_loop(s.body, self)
+        inner = self.inl.has_rolled_loop(s.body)
         name = f"L{self.line(s)}_{var}"
         if not inner:
-            self.close_region()
-            reg = Region(name=name, var=var, start=start, stop=stop, step=step, var_type=vtype,
-                         ii_requested=ii if mode == "pipeline" else None, line=self.line(s))
-            self.region = reg
-            self.region_var = var
+            self.b.close_region()
+            self.b.open(RegionBuilder(name=name, var=var, start=start, stop=stop, step=step,
+                                      var_type=vtype, line=self.line(s),
+                                      ii_requested=ii if mode == "pipeline" else None))
+            self.scope.region_var = var
             self.block(s.body)
-            self.region_var = None
-            self.close_region()
-            if reg not in self.segments:
-                self.segments.append(reg)
+            self.scope.region_var = None
+            self.b.close_region()
             return
         if mode == "pipeline":
             raise self.err(s.iter, "only innermost loops can be pipelined",
                            "pipeline the inner loop, or unroll it fully")
-        self.close_region()
-        outer = self.segments
-        self.segments = []
-        self.fsm_vars.add(var)
-        self.fsm_types[var] = vtype
-        self.fsm_ranges[var] = (start, stop, step)
-        self.segments_depth += 1
+        self.b.close_region()
+        outer = self.b.segments
+        self.b.segments = []
+        self.scope.fsm_vars.add(var)
+        self.types.fsm_types[var] = vtype
+        self.scope.fsm_ranges[var] = (start, stop, step)
+        self.b.depth += 1
         self.block(s.body)
-        self.close_region()
-        self.segments_depth -= 1
-        self.fsm_vars.discard(var)
-        body = self.segments
-        self.segments = outer
-        self.segments.append(Loop(name=name, var=var, start=start, stop=stop, step=step,
-                                  var_type=vtype, body=body, line=self.line(s)))
+        self.b.close_region()
+        self.b.depth -= 1
+        self.scope.fsm_vars.discard(var)
+        body = tuple(self.b.segments)
+        self.b.segments = outer
+        self.b.segments.append(Loop(name=name, var=var, start=start, stop=stop, step=step,
+                                    var_type=vtype, body=body, line=self.line(s)))
 
     def while_(self, s: ast.While) -> None:
         """``while bounded(cond, max_iter=N):``, a sequential loop with a data-dependent exit.
@@ -569,7 +454,7 @@ class _Lowering:
         predicated by it, and the iteration that finds it false (or the ``N``-th) is the last.
         """
         t = s.test
-        if not (isinstance(t, ast.Call) and self.resolve(t.func) is self.kmod.bounded):
+        if not (isinstance(t, ast.Call) and self.resolve(t.func) is _bounded):
             raise self.err(s, "'while' needs a declared iteration bound",
                            "while bounded(cond, max_iter=64):")
         if s.orelse:
@@ -582,40 +467,40 @@ class _Lowering:
         n_max = self.static(kw["max_iter"] if "max_iter" in kw else t.args[1])
         if not isinstance(n_max, int) or isinstance(n_max, bool) or n_max < 1:
             raise self.err(t, f"max_iter must be a positive int, not {n_max!r}")
-        if self.in_if:
+        if self.scope.in_if:
             raise self.err(s, "a loop inside an if is not supported yet",
                            "move the if into the loop body")
-        if self.region_var is not None:
+        if self.scope.region_var is not None:
             raise self.err(s, "a while loop inside a pipelined or partially unrolled loop is "
                            "not supported")
-        if _has_rolled_loop(s.body, self):
+        if self.inl.has_rolled_loop(s.body):
             raise self.err(s, "a while loop cannot contain rolled loops yet",
                            "unroll the inner loop fully, or use for ... range")
-        self.close_region()
+        self.b.close_region()
         var = f"__w{self.line(s)}"
-        reg = Region(name=f"W{self.line(s)}", var=var, start=Bound("const", 0),
-                     stop=Bound("const", n_max), step=1, var_type=UInt(n_max.bit_length()),
-                     line=self.line(s), while_max=n_max)
-        self.region = reg
-        self.region_var = var
+        reg = RegionBuilder(name=f"W{self.line(s)}", var=var, start=Bound("const", 0),
+                            stop=Bound("const", n_max), step=1,
+                            var_type=UInt(n_max.bit_length()), line=self.line(s),
+                            while_max=n_max)
+        self.b.open(reg)
+        self.scope.region_var = var
         c = self.as_bool(self.expr(t.args[0]), t.args[0])
         if c.kind == "const" and not c.attrs["value"].raw:
-            self.region, self.region_var, self.cse, self.env = None, None, {}, {}
+            self.b.discard()
+            self.scope.region_var = None
             return  # never entered
-        self.in_if += 1
-        self.pred = None if c.kind == "const" else c
+        self.scope.in_if += 1
+        self.b.pred = None if c.kind == "const" else c
         self.block(s.body)
-        self.pred = None
-        self.in_if -= 1
+        self.b.pred = None
+        self.scope.in_if -= 1
         iv = self.ivar(s)
-        last = self.binop("ge", self.binop("add", iv, self.const(1), s), self.const(n_max), s)
+        last = self.binop("ge", self.binop("add", iv, self.b.const(1), s), self.b.const(n_max), s)
         if c.kind != "const":
             last = self.mk("lor", Bool, (self.mk("lnot", Bool, (c,), s), last), s)
         reg.exit = last
-        self.region_var = None
-        self.close_region()
-        if reg not in self.segments:
-            self.segments.append(reg)
+        self.scope.region_var = None
+        self.b.close_region()
 
     def unrolled(self, s: ast.For, var: str, start: Bound, stop: Bound, step: int,
                  factor: int | None, vtype: HWType) -> None:
@@ -626,9 +511,9 @@ class _Lowering:
         values = list(range(lo, hi, step))
         if factor is None or factor >= len(values):
             for v in values:
-                self.alias[var] = (None, v, vtype)
+                self.scope.alias[var] = (None, v, vtype)
                 self.block(s.body)
-            self.alias.pop(var, None)
+            self.scope.alias.pop(var, None)
             return
         if len(values) % factor:
             raise self.err(s.iter, f"unroll factor {factor} does not divide the trip count "
@@ -636,156 +521,152 @@ class _Lowering:
         # a rolled loop over the base index, with `factor` copies of the body
         base = f"{var}"
         name = f"L{self.line(s)}_{var}"
-        if _has_rolled_loop(s.body, self) or self.in_if:
+        if self.inl.has_rolled_loop(s.body) or self.scope.in_if:
             raise self.err(s, "partial unroll of a loop that contains loops is not supported",
                            "unroll the innermost loop")
-        self.close_region()
-        reg = Region(name=name, var=base, start=start, stop=stop, step=step * factor,
-                     var_type=vtype, ii_requested=None, line=self.line(s))
-        self.region = reg
-        self.region_var = base
-        saved = self.alias.get(var)
+        self.b.close_region()
+        self.b.open(RegionBuilder(name=name, var=base, start=start, stop=stop,
+                                  step=step * factor, var_type=vtype, line=self.line(s)))
+        self.scope.region_var = base
+        saved = self.scope.alias.get(var)
         for u in range(factor):
-            self.alias[var] = ("__ivar__", u * step, vtype)
+            self.scope.alias[var] = ("__ivar__", u * step, vtype)
             self.block(s.body)
         if saved is None:
-            self.alias.pop(var, None)
-        self.region_var = None
-        self.close_region()
-        if reg not in self.segments:
-            self.segments.append(reg)
+            self.scope.alias.pop(var, None)
+        self.scope.region_var = None
+        self.b.close_region()
 
     def if_(self, s: ast.If) -> None:
-        if _has_rolled_loop(s.body + s.orelse, self):
+        if self.inl.has_rolled_loop(s.body + s.orelse):
             raise self.err(s, "a loop inside an if is not supported yet",
                            "move the if into the loop body")
         c = self.as_bool(self.expr(s.test), s.test)
         if c.kind == "const":  # statically resolved
-            self.in_if += 1
+            self.scope.in_if += 1
             self.block(s.body if c.attrs["value"].raw else s.orelse)
-            self.in_if -= 1
+            self.scope.in_if -= 1
             return
-        outer = self.pred
-        self.in_if += 1
-        self.pred = c if outer is None else self.mk("land", Bool, (outer, c), s)
+        outer = self.b.pred
+        self.scope.in_if += 1
+        self.b.pred = c if outer is None else self.mk("land", Bool, (outer, c), s)
         self.block(s.body)
         if s.orelse:
             nc = self.mk("lnot", Bool, (c,), s)
-            self.pred = nc if outer is None else self.mk("land", Bool, (outer, nc), s)
+            self.b.pred = nc if outer is None else self.mk("land", Bool, (outer, nc), s)
             self.block(s.orelse)
-        self.pred = outer
-        self.in_if -= 1
+        self.b.pred = outer
+        self.scope.in_if -= 1
 
     # ----- expressions -------------------------------------------------------------------
     def resolve(self, e: ast.expr) -> Any:
         """Evaluate a compile-time expression (a global name, attribute or call of those)."""
         try:
-            code = compile(ast.Expression(body=e), self.filename, "eval")
-            return eval(code, self.ns)  # noqa: S307 - the user's own module namespace
+            code = compile(ast.Expression(body=e), self.src.filename, "eval")
+            return eval(code, self.src.ns)  # noqa: S307 - the user's own module namespace
         except Exception:
             return None
 
     def static(self, e: ast.expr) -> Any:
         if isinstance(e, ast.Constant):
             return e.value
-        if isinstance(e, ast.Name) and e.id in self.alias and self.alias[e.id][0] is None:
-            return self.alias[e.id][1]
+        if isinstance(e, ast.Name) and e.id in self.scope.alias and self.scope.alias[e.id][0] is None:
+            return self.scope.alias[e.id][1]
         v = self.resolve(e)
         if v is None:
             raise self.err(e, "expected a compile-time constant")
         return v
 
     def read_var(self, name: str, at: ast.AST) -> Node:
-        if name in self.env:
-            return self.env[name]
-        t = self.variables.get(name) or self.fsm_types.get(name)
+        if name in self.b.env:
+            return self.b.env[name]
+        t = self.types.register_type(name)
         n = self.mk("var", t, (), at, name=name, var=name)
-        self.env[name] = n
+        self.b.env[name] = n
         return n
 
     def name(self, e: ast.Name) -> Node:
         n = e.id
-        if self.frame is not None:
-            f = self.frame
-            if n in f["scalars"]:
-                return f["scalars"][n]
-            if n in f["arrays"]:
+        if self.inl.frame is not None:
+            f = self.inl.frame
+            if n in f.scalars:
+                return f.scalars[n]
+            if n in f.arrays:
                 raise self.err(e, f"array '{n}' used as a value", f"index it: {n}[i]")
-            pn = f["prefix"] + n
-            if not (pn in self.env or pn in self.variables or pn in self.alias or
-                    pn == self.region_var or pn in self.fsm_vars):
-                v = self.ns.get(n)
+            pn = f.prefix + n
+            if not (pn in self.b.env or pn in self.types.variables or pn in self.scope.alias or
+                    pn == self.scope.region_var or pn in self.scope.fsm_vars):
+                v = self.src.ns.get(n)
                 if isinstance(v, (bool, int, HWValue)):
-                    return self.const(v)
+                    return self.b.const(v)
                 raise self.err(e, f"unknown name '{n}'", "kernels read their arguments, "
                                "local variables and global constants")
             n = pn  # the inlined kernel's variable, parameter or loop variable
-        if n in self.alias:
+        if n in self.scope.alias:
             # unrolled copies see the loop variable with the loop's type, as the golden run does
-            base, off, vtype = self.alias[n]
+            base, off, vtype = self.scope.alias[n]
             if base is None:
-                return self.const(HWValue(vtype, off))
+                return self.b.const(HWValue(vtype, off))
             iv = self.ivar(e) if base == "__ivar__" else self.read_var(base, e)
-            return self.cast(self.binop("add", iv, self.const(off), e), vtype) if off else iv
-        if n in self.env:
-            return self.env[n]
-        if n == self.region_var:
+            return self.cast(self.binop("add", iv, self.b.const(off), e), vtype) if off else iv
+        if n in self.b.env:
+            return self.b.env[n]
+        if n == self.scope.region_var:
             return self.ivar(e)
-        if n in self.fsm_vars or n in self.variables:
+        if n in self.scope.fsm_vars or n in self.types.variables:
             return self.read_var(n, e)
-        if n in self.scalars:
-            node = self.mk("arg", self.scalars[n], (), e, name=n, arg=n)
-            self.env[n] = node
+        if n in self.types.scalars:
+            node = self.mk("arg", self.types.scalars[n], (), e, name=n, arg=n)
+            self.b.env[n] = node
             return node
-        if n in self.arrays:
+        if n in self.b.arrays:
             raise self.err(e, f"array '{n}' used as a value", f"index it: {n}[i]")
-        if n in self.ns:
-            v = self.ns[n]
+        if n in self.src.ns:
+            v = self.src.ns[n]
             if isinstance(v, (bool, int, HWValue)):
-                return self.const(v)
+                return self.b.const(v)
         raise self.err(e, f"unknown name '{n}'",
                        "kernels read their arguments, local variables and global constants")
 
     def ivar(self, at: ast.AST) -> Node:
         key = "__ivar__"
-        if key not in self.env:
-            self.env[key] = self.mk("ivar", self.region.var_type, (), at, name=self.region_var,
-                                    var=self.region_var)
-        return self.env[key]
+        if key not in self.b.env:
+            region, var = self.b.region, self.scope.region_var
+            assert region is not None and var is not None  # inside a loop body
+            self.b.env[key] = self.mk("ivar", region.var_type, (), at, name=var, var=var)
+        return self.b.env[key]
 
     def as_bool(self, n: Node, at: ast.AST) -> Node:
         if n.type == Bool:
             return n
-        return self.binop("ne", n, self.const(0), at)
+        return self.binop("ne", n, self.b.const(0), at)
 
     def binop(self, op: str, a: Node, b: Node, at: ast.AST) -> Node:
         if a.kind == "const" and b.kind == "const":
             va, vb = a.attrs["value"], b.attrs["value"]
             try:
                 if op in _PY_CMP:
-                    return self.const(bool(getattr(va, _PY_CMP[op])(vb)))
+                    return self.b.const(bool(getattr(va, _PY_CMP[op])(vb)))
                 if op in ("min", "max"):
-                    from ...dsl.types import hw_max, hw_min
-
-                    return self.const((hw_min if op == "min" else hw_max)(va, vb))
+                    return self.b.const((hw_min if op == "min" else hw_max)(va, vb))
                 if op in ("floordiv", "mod") and vb.raw == 0:
                     raise self.err(at, "division by zero", "the divisor is the constant 0")
                 if op in ("shl", "shr", "floordiv", "mod"):
                     vb = vb.raw
-                return self.const(getattr(va, _PY_BIN[op])(vb))
+                return self.b.const(getattr(va, _PY_BIN[op])(vb))
             except TypeError as exc:
                 raise self.err(at, str(exc)) from None
         if op in _PY_CMP:
             return self.mk(op, Bool, (a, b), at)
         if op in ("shl", "shr"):
-            if b.type.signed or b.type.frac:
+            if b.vtype.signed or b.vtype.frac:
                 raise self.err(at, "a shift amount must be an unsigned integer",
                                "convert it: UInt(5)(n)")
             const = b.attrs["value"].raw if b.kind == "const" else None
-            return self.mk(op, binop_type(op, a.type, b.type, const), (a, b), at,
+            return self.mk(op, binop_type(op, a.vtype, b.vtype, const), (a, b), at,
                            amount=const)
         if op in ("floordiv", "mod"):
-            if a.type.frac or b.type.frac:
+            if a.vtype.frac or b.vtype.frac:
                 raise self.err(at, "// and % are defined for integer types only")
             if b.kind == "const" and b.attrs["value"].raw == 0:
                 raise self.err(at, "division by zero", "the divisor is the constant 0")
@@ -793,24 +674,24 @@ class _Lowering:
                     b.attrs["value"].raw & (b.attrs["value"].raw - 1):
                 # a sequential divider: one quotient bit per cycle, plus an operand latch and
                 # a sign fix-up cycle (floor semantics)
-                qt, rt = div_types(a.type, b.type)
+                qt, rt = div_types(a.vtype, b.vtype)
                 return self.mk("div" if op == "floordiv" else "mod",
                                qt if op == "floordiv" else rt, (a, b), at,
-                               latency=a.type.width + 2)
+                               latency=a.vtype.width + 2)
             k = b.attrs["value"].raw.bit_length() - 1
             if op == "floordiv":
-                return self.mk("shr", HWType(width=a.type.width, signed=a.type.signed),
-                               (a, self.const(k)), at, amount=k)
+                return self.mk("shr", HWType(width=a.vtype.width, signed=a.vtype.signed),
+                               (a, self.b.const(k)), at, amount=k)
             return self.mk("and", HWType(width=max(1, k), signed=False),
-                           (a, self.const((1 << k) - 1)), at)
-        if op in ("and", "or", "xor") and (a.type.frac or b.type.frac):
+                           (a, self.b.const((1 << k) - 1)), at)
+        if op in ("and", "or", "xor") and (a.vtype.frac or b.vtype.frac):
             raise self.err(at, "bitwise operators need integer operands")
-        return self.mk(op, binop_type(op, a.type, b.type), (a, b), at)
+        return self.mk(op, binop_type(op, a.vtype, b.vtype), (a, b), at)
 
     def expr(self, e: ast.expr) -> Node:
         if isinstance(e, ast.Constant):
             if isinstance(e.value, bool) or isinstance(e.value, int):
-                return self.const(e.value)
+                return self.b.const(e.value)
             raise self.err(e, f"constant {e.value!r} is not supported",
                            "use integers, or convert: Fixed(16, 8)(0.5)")
         if isinstance(e, ast.Name):
@@ -828,16 +709,16 @@ class _Lowering:
             if isinstance(e.op, ast.Not):
                 a = self.as_bool(a, e)
                 if a.kind == "const":
-                    return self.const(not a.attrs["value"].raw)
+                    return self.b.const(not a.attrs["value"].raw)
                 return self.mk("lnot", Bool, (a,), e)
             if a.kind == "const":
                 v = a.attrs["value"]
-                return self.const(-v if isinstance(e.op, ast.USub) else ~v)
+                return self.b.const(-v if isinstance(e.op, ast.USub) else ~v)
             if isinstance(e.op, ast.USub):
-                return self.mk("neg", (-HWValue(a.type, 0)).type, (a,), e)
-            if a.type.frac:
+                return self.mk("neg", (-HWValue(a.vtype, 0)).type, (a,), e)
+            if a.vtype.frac:
                 raise self.err(e, "~ needs an integer operand")
-            return self.mk("not", a.type, (a,), e)
+            return self.mk("not", a.vtype, (a,), e)
         if isinstance(e, ast.Compare):
             if len(e.ops) != 1:
                 raise self.err(e, "chained comparisons are not supported", "use a < b and b < c")
@@ -855,15 +736,14 @@ class _Lowering:
         if isinstance(e, ast.IfExp):
             c = self.as_bool(self.expr(e.test), e.test)
             a, b = self.expr(e.body), self.expr(e.orelse)
-            t = binop_type("max", a.type, b.type)
+            t = binop_type("max", a.vtype, b.vtype)
             a, b = self.cast(a, t), self.cast(b, t)
             if c.kind == "const":
                 return a if c.attrs["value"].raw else b
             return self.mk("select", t, (c, a, b), e)
         if isinstance(e, ast.Subscript):
             arr, idx = self.subscript(e)
-            info = self.arrays[arr]
-            info.read = True
+            info = self.b.mark_array(arr, read=True)
             bank, addr = self.address(info, idx, e)
             ld = self.mk("load", info.elem, (addr,), e, name=arr, array=arr, bank=bank)
             if info.fmt is None:
@@ -880,7 +760,7 @@ class _Lowering:
         if e.keywords:
             raise self.err(e, "keyword arguments are not supported here")
         fname = e.func.id if isinstance(e.func, ast.Name) else None
-        if fname in ("min", "max") and fname not in self.ns:
+        if fname in ("min", "max") and fname not in self.src.ns:
             if len(e.args) < 2:
                 raise self.err(e, f"{fname}() needs at least two arguments")
             vals = [self.expr(a) for a in e.args]
@@ -888,116 +768,26 @@ class _Lowering:
             for v in vals[1:]:
                 acc = self.binop(fname, acc, v, e)
             return acc
-        if fname == "abs" and fname not in self.ns:
+        if fname == "abs" and fname not in self.src.ns:
             if len(e.args) != 1:
                 raise self.err(e, "abs() takes one argument")
             a = self.expr(e.args[0])
             if a.kind == "const":
-                return self.const(abs(a.attrs["value"]))
-            return self.mk("abs", abs(HWValue(a.type, 0)).type, (a,), e)
+                return self.b.const(abs(a.attrs["value"]))
+            return self.mk("abs", abs(HWValue(a.vtype, 0)).type, (a,), e)
         fn = self.resolve(e.func)
         if isinstance(fn, HWType):
             if len(e.args) != 1:
                 raise self.err(e, "a type conversion takes one argument")
             arg = e.args[0]
             if isinstance(arg, ast.Constant) and isinstance(arg.value, float):
-                return self.const(fn(arg.value))
+                return self.b.const(fn(arg.value))
             return self.cast(self.expr(arg), fn, e)
         if isinstance(fn, Kernel):
-            return self.inline(fn, e)
+            return self.inl.inline(fn, e)
         what = fname or ast.unparse(e.func)
         raise self.err(e, f"call of '{what}' is not supported in a kernel",
                        "kernels may call min, max, abs and type conversions like Int(8)(x)")
-
-    def callee_rolled(self, callee: Kernel) -> bool:
-        """True if ``callee`` contains loops that are not fully unrolled (its own or its
-        callees'): it then adds loops to the caller's FSM."""
-        key = id(callee)
-        if key not in self.rolled_cache:
-            self.rolled_cache[key] = False  # a recursive call is rejected when inlined
-            saved = self.ns
-            self.ns = callee.namespace
-            try:
-                self.rolled_cache[key] = _has_rolled_loop(list(callee.tree.body), self)
-            finally:
-                self.ns = saved
-        return self.rolled_cache[key]
-
-    def inline(self, callee: Any, e: ast.Call, *, want: bool = True) -> Node | None:
-        """Lower a call of another @kernel in place.
-
-        A kernel whose loops are all fully unrolled is inlined into the current expression.
-        One with rolled loops adds its loops to the caller's FSM: the call must be a statement
-        of its own (``x = f(...)`` or ``f(...)``) outside pipelined loops and ifs; its scalar
-        parameters become registers, and its loop bounds may read parameters given constants,
-        scalar arguments or outer loop variables.
-        """
-        stmt_call, self.stmt_call = self.stmt_call, None
-        if self.frame is not None and any(f is callee for f in self.frame["chain"]):
-            raise self.err(e, f"kernel '{callee.name}' calls itself", "recursion has no "
-                           "hardware: write a loop")
-        if any(isinstance(n, ast.While) for n in ast.walk(callee.tree)):
-            raise self.err(e, f"kernel '{callee.name}' has a while loop, so it cannot be "
-                           "inlined yet", "call kernels with for loops, or inline it by hand")
-        rolled = self.callee_rolled(callee)
-        if rolled and stmt_call is not e:
-            raise self.err(e, f"kernel '{callee.name}' has loops, so its call must be a "
-                           "statement of its own", f"x = {callee.name}(...)")
-        if rolled and (self.region_var is not None or self.in_if):
-            raise self.err(e, f"kernel '{callee.name}' has loops, so it cannot be called "
-                           "inside a pipelined or innermost loop or an if",
-                           "call it from the kernel's top level or from an outer loop")
-        rts = callee.return_types
-        if want and (rts is None or len(rts) != 1):
-            raise self.err(e, f"kernel '{callee.name}' must return one value to be called")
-        if len(e.args) != len(callee.param_names):
-            raise self.err(e, f"kernel '{callee.name}' takes {len(callee.param_names)} "
-                           f"arguments, got {len(e.args)}")
-        self.ninline += 1
-        chain = (self.frame["chain"] if self.frame is not None else ()) + (callee,)
-        frame: dict[str, Any] = {"prefix": f"{callee.name}{self.ninline}__", "scalars": {},
-                                 "arrays": {}, "ret": None, "type": rts[0] if want else None,
-                                 "want": want, "params": set(callee.param_names),
-                                 "bsrc": {}, "callee": callee, "chain": chain,
-                                 "depth": self.segments_depth, "region_var": self.region_var}
-        for p, a in zip(callee.param_names, e.args, strict=True):
-            if p in callee.array_types:
-                t = callee.array_types[p]
-                src = a.id if isinstance(a, ast.Name) else None
-                if self.frame is not None and src is not None:
-                    src = self.frame["arrays"].get(src)
-                info = self.arrays.get(src) if src is not None else None
-                if info is None or info.declared != t.elem or info.shape != t.shape:
-                    raise self.err(a, f"argument '{p}' of '{callee.name}' must be an array of "
-                                   f"{t.elem!r} with shape {t.shape}")
-                frame["arrays"][p] = src
-            else:
-                node = self.cast(self.expr(a), callee.scalar_types[p], a)
-                frame["bsrc"][p] = node
-                if rolled:  # a register: the value outlives the regions the loops close
-                    pn = frame["prefix"] + p
-                    self.variables[pn] = callee.scalar_types[p]
-                    self.env[pn] = node
-                    self.dirty[pn] = node
-                else:
-                    frame["scalars"][p] = node
-        saved = (self.frame, self.ns, self.filename, self.line0, self.col0, self.returned,
-                 self.in_if)
-        self.frame, self.ns, self.filename = frame, callee.namespace, callee.filename
-        self.line0, self.col0 = callee.line0, callee.col0
-        self.returned, self.in_if = False, 0
-        try:
-            body = list(callee.tree.body)
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value,
-                                                                     ast.Constant):
-                body = body[1:]
-            self.block(body)
-        finally:
-            (self.frame, self.ns, self.filename, self.line0, self.col0, self.returned,
-             self.in_if) = saved
-        if want and frame["ret"] is None:
-            raise self.err(e, f"kernel '{callee.name}' returned no value")
-        return frame["ret"]
 
     def subscript(self, e: ast.Subscript) -> tuple[str, list[ast.expr]]:
         idx: list[ast.expr] = []
@@ -1009,13 +799,13 @@ class _Lowering:
             parts = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
             idx = parts + idx
             node = node.value
-        if isinstance(node, ast.Name) and self.frame is not None:
-            mapped = self.frame["arrays"].get(node.id)
+        if isinstance(node, ast.Name) and self.inl.frame is not None:
+            mapped = self.inl.frame.arrays.get(node.id)
             node = ast.copy_location(ast.Name(id=mapped or f"\0{node.id}", ctx=ast.Load()),
                                      node)
-        if not isinstance(node, ast.Name) or node.id not in self.arrays:
+        if not isinstance(node, ast.Name) or node.id not in self.b.arrays:
             raise self.err(e, "only array arguments can be indexed")
-        info = self.arrays[node.id]
+        info = self.b.arrays[node.id]
         if len(idx) != len(info.shape):
             raise self.err(e, f"array '{node.id}' has {len(info.shape)} dimension(s), indexed "
                            f"with {len(idx)}", "index every dimension: a[i][j]")
@@ -1026,7 +816,7 @@ class _Lowering:
         stride = 1
         for dim, ie in zip(reversed(info.shape), reversed(idx), strict=True):
             i = self.expr(ie)
-            if i.type.frac:
+            if i.vtype.frac:
                 raise self.err(ie, "an index must be an integer")
             if i.kind == "const" and not 0 <= i.attrs["value"].raw < dim:
                 raise self.err(ie, f"index {i.attrs['value'].raw} out of bounds for array "
@@ -1034,13 +824,14 @@ class _Lowering:
             term = i if stride == 1 else self.scale(i, stride, at)
             flat = term if flat is None else self.binop("add", flat, term, at)
             stride *= dim
+        assert flat is not None  # arrays have at least one dimension
         if info.banks == 1:
             return 0, flat
         if info.partition_kind == "complete":  # one register-like bank per element
             if flat.kind != "const":
                 raise self.err(at, f"array '{info.name}' is partitioned completely, so its "
                                "indices must be constants", "unroll the loops that index it")
-            return flat.attrs["value"].raw, self.const(0)
+            return flat.attrs["value"].raw, self.b.const(0)
         if info.partition_kind == "block":  # bank b holds elements [b*D, (b+1)*D)
             dd = info.bank_depth
             rng = self.value_range(flat)
@@ -1054,38 +845,38 @@ class _Lowering:
                 return 0, flat
             if dd & (dd - 1) == 0:  # the offset is the low bits: wiring
                 return bank, self.cast(flat, UInt(max(1, dd.bit_length() - 1)), at)
-            return bank, self.binop("sub", flat, self.const(bank * dd), at)
+            return bank, self.binop("sub", flat, self.b.const(bank * dd), at)
         bank = self.static_residue(flat, info.banks)
         if bank is None:
             raise self.err(at, f"cannot tell which bank of partitioned array '{info.name}' "
                            "this access uses", "unroll the loop by the partition factor, so "
                            "every copy reads a fixed bank")
         k = info.banks.bit_length() - 1
-        off = self.binop("sub", flat, self.const(bank), at) if bank else flat
-        return bank, self.binop("shr", off, self.const(k), at)
+        off = self.binop("sub", flat, self.b.const(bank), at) if bank else flat
+        return bank, self.binop("shr", off, self.b.const(k), at)
 
     def scale(self, i: Node, c: int, at: ast.AST) -> Node:
         if c & (c - 1) == 0:
-            return self.binop("shl", i, self.const(c.bit_length() - 1), at)
-        return self.binop("mul", i, self.const(c), at)
+            return self.binop("shl", i, self.b.const(c.bit_length() - 1), at)
+        return self.binop("mul", i, self.b.const(c), at)
 
     def value_range(self, n: Node) -> tuple[int, int] | None:
         """Smallest and largest value ``n`` can take, when known statically."""
         if n.kind == "const":
             v = n.attrs["value"].raw
             return v, v
-        if n.kind == "ivar" or (n.kind == "var" and n.attrs["var"] in self.fsm_ranges):
-            start, stop, step = self.fsm_ranges[n.attrs["var"]] if n.kind == "var" else \
-                (self.region.start, self.region.stop, self.region.step)
+        if n.kind == "ivar" or (n.kind == "var" and n.attrs["var"] in self.scope.fsm_ranges):
+            start, stop, step = self.scope.fsm_ranges[n.attrs["var"]] if n.kind == "var" else \
+                (self.b.region.start, self.b.region.stop, self.b.region.step)
             if not (start.is_const and stop.is_const):
                 return None
             lo, hi = start.evaluate({}), stop.evaluate({})
             if hi <= lo:
                 return None
             return lo, lo + (hi - 1 - lo) // step * step
-        if n.kind == "cast" and not n.type.frac and not n.args[0].type.frac:
+        if n.kind == "cast" and not n.vtype.frac and not n.args[0].vtype.frac:
             r = self.value_range(n.args[0])
-            if r is not None and n.type.min_raw <= r[0] and r[1] <= n.type.max_raw:
+            if r is not None and n.vtype.min_raw <= r[0] and r[1] <= n.vtype.max_raw:
                 return r
             return None
         if n.kind in ("add", "sub"):
@@ -1108,11 +899,11 @@ class _Lowering:
         """``n mod m`` when it is the same on every iteration, else None."""
         if n.kind == "const":
             return n.attrs["value"].raw % m
-        if n.kind == "cast" and not n.type.frac and not n.args[0].type.frac and \
-                (1 << n.type.width) % m == 0:
+        if n.kind == "cast" and not n.vtype.frac and not n.args[0].vtype.frac and \
+                (1 << n.vtype.width) % m == 0:
             return self.static_residue(n.args[0], m)  # wrapping keeps residues mod 2**k
         if n.kind == "ivar":
-            reg = self.region
+            reg = self.b.region
             if reg.start.is_const and reg.step % m == 0:
                 return reg.start.evaluate({}) % m
             return None
@@ -1159,35 +950,21 @@ def _assigned_names(stmts: list[ast.stmt]) -> set[str]:
     return out
 
 
-def _has_rolled_loop(stmts: list[ast.stmt], low: _Lowering) -> bool:
-    """True if the statements contain a loop that is not fully unrolled."""
-    for s in stmts:
-        for n in ast.walk(s):
-            if isinstance(n, ast.Call):
-                fn = low.resolve(n.func)
-                if isinstance(fn, Kernel) and low.callee_rolled(fn):
-                    return True
-            if isinstance(n, ast.For):
-                it = n.iter
-                if isinstance(it, ast.Call) and low.resolve(it.func) is low.kmod.unroll:
-                    kw = {k.arg: k.value for k in it.keywords}
-                    fac = kw.get("factor", it.args[1] if len(it.args) > 1 else None)
-                    if fac is None:
-                        continue
-                    try:
-                        f = low.static(fac)
-                        rng = it.args[0]
-                        vals = [low.static(a) for a in rng.args]
-                        if isinstance(f, int) and f >= len(range(*vals)):
-                            continue
-                    except DSLError:
-                        pass
-                return True
-            if isinstance(n, ast.While):
-                return True
-    return False
+_CACHE: weakref.WeakKeyDictionary[Kernel, KernelIR] = weakref.WeakKeyDictionary()
 
 
-def lower(kern: Any) -> KernelIR:
-    """Lower a :class:`~archsim.dsl.kernel.Kernel` to :class:`KernelIR`."""
-    return _Lowering(kern, kern.tree, kern.filename, kern.line0, kern.namespace).run()
+def lower(kern: Kernel) -> KernelIR:
+    """Lower a :class:`~archsim.dsl.kernel.Kernel` to :class:`KernelIR` (once per kernel: the
+    IR is read-only, so every design of the kernel shares it)."""
+    ir = _CACHE.get(kern)
+    if ir is None:
+        ir = Lowering(kern).run()
+        _CACHE[kern] = ir
+    return ir
+
+
+def analyze(kern: Kernel) -> KernelFacts:
+    """What the golden run needs to know of ``kern``'s lowering (raises the frontend's
+    :class:`~archsim.errors.DSLError` outside the hardware subset)."""
+    ir = lower(kern)
+    return KernelFacts(loopvar_types=dict(ir.loopvar_types), written=ir.written_arrays())

@@ -5,22 +5,34 @@ A kernel is a tree of *segments*: a :class:`Region` is straight-line code (a dat
 (or once, for code between loops); a :class:`Loop` is a loop whose body holds further loops,
 run by the FSM. User variables live in registers between regions; inside a region they are
 SSA values.
+
+The IR is immutable once the frontend has built it (frozen dataclasses, read-only mappings):
+scheduling does not annotate it but returns a :class:`~archsim.compilers.hls.schedule.Schedule`,
+so one lowered kernel can be scheduled at several clocks and resource limits.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
-from ...dsl.types import HWType
+from ...dsl.types import FormatType, HWType
 
-__all__ = ["Node", "Bound", "Region", "Loop", "ArrayInfo", "KernelIR", "SOURCE_KINDS"]
+__all__ = ["Node", "Bound", "Region", "Loop", "Segment", "ArrayInfo", "KernelIR", "SOURCE_KINDS",
+           "trip_count", "raw_scalars", "frozen_map"]
 
 #: Node kinds that are values available at any time (no schedule slot of their own).
 SOURCE_KINDS = frozenset({"const", "arg", "var", "ivar"})
 
 
-@dataclass(eq=False)
+def frozen_map(d: Mapping[Any, Any] | None = None) -> Mapping[Any, Any]:
+    """A read-only view of a copy of ``d`` (the IR's mappings cannot change after lowering)."""
+    return MappingProxyType(dict(d or {}))
+
+
+@dataclass(frozen=True, eq=False)
 class Node:
     """One operation (or source value) of a region's dataflow graph.
 
@@ -35,21 +47,16 @@ class Node:
     kind: str
     type: HWType | None
     args: tuple[Node, ...] = ()
-    attrs: dict[str, Any] = field(default_factory=dict)
+    attrs: Mapping[str, Any] = field(default_factory=frozen_map)
     line: int = 0
     col: int = 0
     name: str = ""
-    # filled in by the scheduler
-    cycle: int = -1
-    start_ns: float = 0.0
-    end_ns: float = 0.0
-    unit: int | None = None
-    #: cycles from issue to a registered result: 0 for a combinational operator (chained in
-    #: its cycle), ``L >= 2`` for a multi-cycle one (pipelined or sequential)
-    latency: int = 0
-    #: for a multi-cycle operator: True if pipelined (one issue per cycle), False if the
-    #: unit is busy for its whole latency
-    pipelined: bool = True
+
+    @property
+    def vtype(self) -> HWType:
+        """The type of the node's value (a store has none)."""
+        assert self.type is not None, f"a {self.kind} node has no value"
+        return self.type
 
     def __repr__(self) -> str:
         return f"<{self.kind} {self.name or ''} {self.type!r} @{self.line}>"
@@ -60,16 +67,18 @@ class Bound:
     """A loop bound: a constant, a scalar argument, a variable register, or a +/- of those."""
 
     kind: str  # "const" | "arg" | "var" | "add" | "sub"
-    value: Any = None
+    value: int | str | None = None
     left: Bound | None = None
     right: Bound | None = None
 
-    def evaluate(self, env: dict[str, int]) -> int:
+    def evaluate(self, env: Mapping[str, int]) -> int:
         """The bound's value given argument/variable values."""
         if self.kind == "const":
-            return int(self.value)
+            assert isinstance(self.value, int)
+            return self.value
         if self.kind in ("arg", "var"):
-            return int(env[self.value])
+            return int(env[str(self.value)])
+        assert self.left is not None and self.right is not None
         a, b = self.left.evaluate(env), self.right.evaluate(env)
         return a + b if self.kind == "add" else a - b
 
@@ -80,14 +89,16 @@ class Bound:
             return True
         if self.kind in ("arg", "var"):
             return False
+        assert self.left is not None and self.right is not None
         return self.left.is_const and self.right.is_const
 
     def names(self) -> set[str]:
         """Argument/variable names the bound reads."""
         if self.kind in ("arg", "var"):
-            return {self.value}
+            return {str(self.value)}
         if self.kind == "const":
             return set()
+        assert self.left is not None and self.right is not None
         return self.left.names() | self.right.names()
 
     def __str__(self) -> str:
@@ -99,7 +110,7 @@ class Bound:
         return f"({self.left} {sym} {self.right})"
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Region:
     """Straight-line code, optionally the body of an innermost loop.
 
@@ -107,7 +118,7 @@ class Region:
     ----------
     name : str
         ``L<line>_<var>`` for a loop, ``seq<k>`` otherwise.
-    nodes : list of Node
+    nodes : tuple of Node
     var, start, stop, step, var_type
         The loop (``var is None`` for straight-line code run once).
     ii_requested : int or None
@@ -116,7 +127,7 @@ class Region:
     """
 
     name: str
-    nodes: list[Node] = field(default_factory=list)
+    nodes: tuple[Node, ...] = ()
     var: str | None = None
     start: Bound | None = None
     stop: Bound | None = None
@@ -128,11 +139,6 @@ class Region:
     #: iteration (its condition was false, or this is the N-th iteration)
     while_max: int | None = None
     exit: Node | None = None
-    # schedule results
-    ii: int = 1
-    depth: int = 0
-    ii_reason: str = ""
-    transient: bool = False
 
     @property
     def is_loop(self) -> bool:
@@ -144,18 +150,27 @@ class Region:
         """True for a ``while bounded(...)`` loop (its trip count depends on the data)."""
         return self.while_max is not None
 
+    def trip(self, env: Mapping[str, int]) -> int:
+        """Iterations given argument/variable values (1 for straight-line code; for a while
+        loop, its bound ``max_iter``)."""
+        if not self.is_loop:
+            return 1
+        assert self.start is not None and self.stop is not None
+        return trip_count(self.start.evaluate(env), self.stop.evaluate(env), self.step)
+
     def static_trip(self) -> int | None:
         """The trip count if its bounds are constants (None for a while loop)."""
         if self.is_while:
             return None
         if not self.is_loop:
             return 1
+        assert self.start is not None and self.stop is not None
         if self.start.is_const and self.stop.is_const:
-            return trip_count(self.start.evaluate({}), self.stop.evaluate({}), self.step)
+            return self.trip({})
         return None
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Loop:
     """A loop whose body contains loops; run by the FSM with no per-iteration overhead."""
 
@@ -165,11 +180,23 @@ class Loop:
     stop: Bound
     step: int
     var_type: HWType
-    body: list[Region | Loop]
+    body: tuple[Region | Loop, ...]
     line: int = 0
 
+    def trip(self, env: Mapping[str, int]) -> int:
+        """Iterations given argument/variable values."""
+        return trip_count(self.start.evaluate(env), self.stop.evaluate(env), self.step)
 
-@dataclass
+    def static_trip(self) -> int | None:
+        """The trip count if its bounds are constants."""
+        return self.trip({}) if self.start.is_const and self.stop.is_const else None
+
+
+#: One element of a segment list: straight-line code or an innermost loop, or an FSM loop.
+Segment = Region | Loop
+
+
+@dataclass(frozen=True)
 class ArrayInfo:
     """An array argument: element type, shape, partitioning.
 
@@ -186,10 +213,10 @@ class ArrayInfo:
     read: bool = False
     written: bool = False
     local: bool = False
-    fmt: Any = None
+    fmt: FormatType | None = None
 
     @property
-    def declared(self) -> Any:
+    def declared(self) -> HWType | FormatType:
         """The element type as declared (the FormatType for a format array)."""
         return self.fmt if self.fmt is not None else self.elem
 
@@ -214,26 +241,26 @@ class ArrayInfo:
         return slice(bank, None, self.banks)
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class KernelIR:
-    """A whole kernel after the frontend."""
+    """A whole kernel after the frontend (read-only)."""
 
     name: str
     filename: str
-    scalars: dict[str, HWType]
-    arrays: dict[str, ArrayInfo]
-    params: list[str]
-    variables: dict[str, HWType]
-    returns: list[HWType]
-    body: list[Region | Loop]
-    loopvar_types: dict[tuple[int, int], HWType] = field(default_factory=dict)
-    ret_alias: dict[int, str] = field(default_factory=dict)
+    scalars: Mapping[str, HWType]
+    arrays: Mapping[str, ArrayInfo]
+    params: tuple[str, ...]
+    variables: Mapping[str, HWType]
+    returns: tuple[HWType, ...]
+    body: tuple[Region | Loop, ...]
+    loopvar_types: Mapping[tuple[int, int], HWType] = field(default_factory=frozen_map)
+    ret_alias: Mapping[int, str] = field(default_factory=frozen_map)
 
     def regions(self) -> list[Region]:
         """Every region, in program order."""
         out: list[Region] = []
 
-        def walk(segs: list[Region | Loop]) -> None:
+        def walk(segs: tuple[Region | Loop, ...]) -> None:
             for s in segs:
                 if isinstance(s, Region):
                     out.append(s)
@@ -243,7 +270,17 @@ class KernelIR:
         walk(self.body)
         return out
 
+    def written_arrays(self) -> frozenset[str]:
+        """Names of the arrays the kernel stores into."""
+        return frozenset(n for n, a in self.arrays.items() if a.written)
+
 
 def trip_count(start: int, stop: int, step: int) -> int:
     """Iterations of ``range(start, stop, step)`` for a positive step."""
     return max(0, -(-(stop - start) // step))
+
+
+def raw_scalars(ir: KernelIR, named: Mapping[str, Any]) -> dict[str, int]:
+    """The raw codes of the scalar arguments among ``named`` (argument name -> value), as
+    the hardware latches them: each converted to its declared type (wrap or saturate)."""
+    return {n: int(ir.scalars[n](v).raw) for n, v in named.items() if n in ir.scalars}

@@ -21,21 +21,27 @@ For a pipelined loop the achieved II is the smallest II >= the requested one tha
 the resource bound and every loop-carried dependence (a variable written in cycle ``w`` and
 read in cycle ``r`` of the next iteration needs ``II >= w - r + 1``; a store and a load of the
 same array bank likewise). The binding constraint is reported.
+
+The result is a :class:`Schedule`, its own object: the IR is not annotated, so codegen, the
+reports and the cycle model all read the one schedule they were given.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import networkx as nx
 
 from ...errors import ConfigError
 from ...hw.hls_ops import MEM_TCO_NS, REG_OVERHEAD_NS, REG_TCO_NS, op_cost
-from .ir import SOURCE_KINDS, KernelIR, Node, Region
+from .ir import SOURCE_KINDS, KernelIR, Loop, Node, Region, Segment
 
-__all__ = ["ScheduleOptions", "schedule_kernel", "RESOURCE_KEYS", "node_delay_ns",
-           "node_latency", "resource_class"]
+__all__ = ["ScheduleOptions", "Schedule", "NodeSchedule", "RegionSchedule", "schedule_kernel",
+           "RESOURCE_KEYS", "node_delay_ns", "node_latency", "node_width", "is_const_mul",
+           "resource_class"]
 
 #: Keys accepted in ``resources``.
 RESOURCE_KEYS = ("mul", "div")
@@ -62,10 +68,130 @@ class ScheduleOptions:
                                   field="resources")
 
 
+@dataclass(frozen=True)
+class NodeSchedule:
+    """Where one operator of a region's dataflow graph runs.
+
+    Attributes
+    ----------
+    cycle : int
+        The cycle of the iteration it issues in.
+    start_ns, end_ns : float
+        When in that cycle its (first stage's) logic starts and ends.
+    unit : int or None
+        The shared unit (multiplier, divider, memory port) it is bound to, or None.
+    latency : int
+        Cycles from issue to a registered result: 0 for a combinational operator (chained in
+        its cycle), ``L >= 2`` for a multi-cycle one (pipelined or sequential).
+    pipelined : bool
+        For a multi-cycle operator: True if pipelined (one issue per cycle), False if the
+        unit is busy for its whole latency.
+    """
+
+    cycle: int
+    start_ns: float = 0.0
+    end_ns: float = 0.0
+    unit: int | None = None
+    latency: int = 0
+    pipelined: bool = True
+
+
+@dataclass(frozen=True)
+class RegionSchedule:
+    """A region's timing: ``(trip - 1) * ii + depth`` cycles for ``trip`` iterations.
+
+    Attributes
+    ----------
+    ii : int
+        The achieved initiation interval (the depth, for a sequential loop).
+    depth : int
+        Cycles of one iteration.
+    ii_reason : str
+        Why the II is what it is (the binding constraint).
+    transient : bool
+        Only constants or arguments copied to registers: done inside an FSM transition,
+        no state and no cycles of its own.
+    """
+
+    ii: int = 1
+    depth: int = 0
+    ii_reason: str = ""
+    transient: bool = False
+
+    def cycles(self, trip: int) -> int:
+        """Cycles of ``trip`` iterations (0 when ``trip == 0``)."""
+        return 0 if trip == 0 else (trip - 1) * self.ii + self.depth
+
+
+_UNSCHEDULED = NodeSchedule(cycle=0)
+
+
+@dataclass(frozen=True, eq=False)
+class Schedule:
+    """The schedule of one kernel: what codegen builds, the reports print and the cycle
+    model counts.
+
+    Attributes
+    ----------
+    ir : KernelIR
+        The (unchanged) IR it schedules.
+    options : ScheduleOptions
+    nodes : mapping of Node to NodeSchedule
+        Every operator (source values -- constants, arguments, registers -- have none).
+    regions : mapping of Region to RegionSchedule
+        Every region, the pad regions included.
+    pads : mapping of Loop to Region
+        FSM loops whose body would take no cycle: a one-cycle empty region runs first in
+        each iteration (else the iterations would take no time at all).
+    """
+
+    ir: KernelIR
+    options: ScheduleOptions
+    nodes: Mapping[Node, NodeSchedule]
+    regions: Mapping[Region, RegionSchedule]
+    pads: Mapping[Loop, Region] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def clock_ns(self) -> float:
+        """The clock period scheduled for."""
+        return self.options.clock_ns
+
+    def node(self, n: Node) -> NodeSchedule:
+        """The schedule of ``n`` (cycle 0, latency 0 for a source value)."""
+        return self.nodes.get(n, _UNSCHEDULED)
+
+    def region(self, r: Region) -> RegionSchedule:
+        """The schedule of ``r``."""
+        return self.regions[r]
+
+    def body(self, loop: Loop) -> tuple[Segment, ...]:
+        """The segments an iteration of ``loop`` runs: its body, after its pad if it has one."""
+        pad = self.pads.get(loop)
+        return loop.body if pad is None else (pad, *loop.body)
+
+    def walk(self, segs: tuple[Segment, ...] | None = None) -> Iterator[Region]:
+        """Every region (pads included), in program order."""
+        for s in self.ir.body if segs is None else segs:
+            if isinstance(s, Region):
+                yield s
+            else:
+                yield from self.walk(self.body(s))
+
+    def all_regions(self) -> list[Region]:
+        """Every region (pads included), in program order."""
+        return list(self.walk())
+
+    def region_cycles(self, r: Region, trip: int) -> int:
+        """Cycles of ``trip`` iterations of ``r``."""
+        return self.regions[r].cycles(trip)
+
+
 def node_width(n: Node) -> int:
     """Operand width that sets an operator's cost (the code width for a decode ROM)."""
     if n.kind == "decode":
-        return n.args[0].type.width
+        t = n.args[0].type
+        assert t is not None
+        return t.width
     ws = [a.type.width for a in n.args if a.type is not None]
     return max(ws + [n.type.width if n.type is not None else 1])
 
@@ -90,7 +216,7 @@ def node_latency(n: Node, opts: ScheduleOptions) -> tuple[int, bool]:
     """``(L, pipelined)``: cycles from issue to a registered result (0: combinational,
     chained in its cycle) and whether the unit accepts a new operation every cycle."""
     if n.kind in ("div", "mod"):
-        return n.attrs["latency"], False
+        return int(n.attrs["latency"]), False
     d = node_delay_ns(n)
     window = opts.clock_ns - REG_OVERHEAD_NS
     if d <= window or window <= 0:
@@ -118,29 +244,41 @@ def _units(cls: str, opts: ScheduleOptions) -> int | None:
     return 1  # one read and one write port per bank
 
 
-def _occupancy(n: Node) -> int:
-    """Reservation-table slots a node holds: its latency for a sequential unit, else 1."""
-    return n.latency if n.latency and not n.pipelined else 1
+class _Timing:
+    """Latency and pipelining of every operator of one region (fixed by the clock)."""
+
+    def __init__(self, ops: list[Node], opts: ScheduleOptions) -> None:
+        self.of: dict[Node, tuple[int, bool]] = {n: node_latency(n, opts) for n in ops}
+
+    def latency(self, n: Node) -> int:
+        return self.of[n][0] if n in self.of else 0
+
+    def pipelined(self, n: Node) -> bool:
+        return self.of[n][1] if n in self.of else True
+
+    def occupancy(self, n: Node) -> int:
+        """Reservation-table slots a node holds: its latency for a sequential unit, else 1."""
+        lat = self.latency(n)
+        return lat if lat and not self.pipelined(n) else 1
 
 
-def _mrt_key(n: Node, cls: str, opts: ScheduleOptions) -> str:
+def _mrt_key(n: Node, cls: str, opts: ScheduleOptions, timing: _Timing) -> str:
     # an unlimited sequential unit is one instance per operation: it still cannot accept a
     # new operation (the next iteration's) while busy
-    if _units(cls, opts) is None and not n.pipelined:
+    if _units(cls, opts) is None and not timing.pipelined(n):
         return f"{cls}#{id(n)}"
     return cls
 
 
-def _graph(region: Region, opts: ScheduleOptions) -> nx.DiGraph:
+def _graph(region: Region, timing: _Timing) -> nx.DiGraph:
     g = nx.DiGraph()
     ops = [n for n in region.nodes if n.kind not in SOURCE_KINDS]
     for n in ops:
-        n.latency, n.pipelined = node_latency(n, opts)
         g.add_node(n)
     for n in ops:
         for a in n.args:
             if a.kind not in SOURCE_KINDS:
-                g.add_edge(a, n, lat=1 if a.kind == "load" else a.latency, data=True)
+                g.add_edge(a, n, lat=1 if a.kind == "load" else timing.latency(a), data=True)
     # memory ordering within an iteration (same array and bank may alias)
     mem = [n for n in ops if n.kind in ("load", "store")]
     for i, x in enumerate(mem):
@@ -172,8 +310,10 @@ def _add_order(g: nx.DiGraph, a: Node, b: Node, lat: int) -> None:
         g.add_edge(a, b, lat=lat, data=False)
 
 
-def _list_schedule(region: Region, g: nx.DiGraph, ii: int, opts: ScheduleOptions) -> int:
-    """Place every node; returns the depth in cycles. ``ii`` sets the reservation table."""
+def _list_schedule(region: Region, g: nx.DiGraph, ii: int, opts: ScheduleOptions,
+                   timing: _Timing) -> tuple[dict[Node, NodeSchedule], int]:
+    """Place every node; returns the placements and the depth in cycles. ``ii`` sets the
+    reservation table."""
     period = opts.clock_ns - REG_OVERHEAD_NS + REG_TCO_NS  # usable window after clk-to-q
     # priority: longest path (in delay) to a sink, so critical chains go first
     prio: dict[Node, float] = {}
@@ -181,15 +321,19 @@ def _list_schedule(region: Region, g: nx.DiGraph, ii: int, opts: ScheduleOptions
         tail = [prio[s] + g[n][s]["lat"] for s in g.successors(n)]
         prio[n] = node_delay_ns(n) / opts.clock_ns + max(tail, default=0.0)
     mrt: dict[tuple[str, int], int] = {}
-    for n in nx.lexicographical_topological_sort(g, key=lambda n: (-prio[n], id(n))):
+    placed: dict[Node, NodeSchedule] = {}
+    # ties go to program order, so the schedule does not depend on where objects live
+    order = {n: k for k, n in enumerate(region.nodes)}
+    for n in nx.lexicographical_topological_sort(g, key=lambda n: (-prio[n], order[n])):
+        lat_n = timing.latency(n)
         cycle = 0
         for p in g.predecessors(n):
-            cycle = max(cycle, p.cycle + g[p][n]["lat"])
+            cycle = max(cycle, placed[p].cycle + g[p][n]["lat"])
         d = node_delay_ns(n)
         cls = resource_class(n)
         units = _units(cls, opts) if cls else None
-        key = _mrt_key(n, cls, opts) if cls else None
-        occ = _occupancy(n)
+        key = _mrt_key(n, cls, opts, timing) if cls else None
+        occ = timing.occupancy(n)
         if key is not None and key != cls:
             units = 1
         while True:
@@ -197,14 +341,15 @@ def _list_schedule(region: Region, g: nx.DiGraph, ii: int, opts: ScheduleOptions
             for p in g.predecessors(n):
                 if not g[p][n]["data"]:
                     continue
-                if p.kind == "load" and p.cycle + 1 == cycle:
+                ps = placed[p]
+                if p.kind == "load" and ps.cycle + 1 == cycle:
                     start = max(start, MEM_TCO_NS)
-                elif p.kind != "load" and p.cycle + p.latency == cycle and not p.latency:
-                    start = max(start, p.end_ns)
-            if n.latency and start > REG_TCO_NS + 1e-12:
+                elif p.kind != "load" and ps.cycle + ps.latency == cycle and not ps.latency:
+                    start = max(start, ps.end_ns)
+            if lat_n and start > REG_TCO_NS + 1e-12:
                 cycle += 1  # a multi-cycle operator starts on registered operands
                 continue
-            if not n.latency and start + d > period and start > REG_TCO_NS + 1e-12:
+            if not lat_n and start + d > period and start > REG_TCO_NS + 1e-12:
                 cycle += 1  # does not fit the rest of this cycle: start the next one
                 continue
             if key is not None and units is not None:
@@ -212,24 +357,27 @@ def _list_schedule(region: Region, g: nx.DiGraph, ii: int, opts: ScheduleOptions
                     cycle += 1
                     continue
             break
+        unit = None
         if key is not None:
-            n.unit = mrt.get((key, cycle % ii), 0)
+            unit = mrt.get((key, cycle % ii), 0)
             for k in range(occ):
                 slot = (key, (cycle + k) % ii)
                 mrt[slot] = mrt.get(slot, 0) + 1
         # a multi-cycle operator's stages each take an equal share of its delay
-        stage = d / n.latency if n.latency else d
-        n.cycle, n.start_ns, n.end_ns = cycle, start, start + stage
+        stage = d / lat_n if lat_n else d
+        placed[n] = NodeSchedule(cycle=cycle, start_ns=start, end_ns=start + stage, unit=unit,
+                                 latency=lat_n, pipelined=timing.pipelined(n))
     depth = 0
     for n in g.nodes:
-        depth = max(depth, n.cycle + max(1, n.latency))
-    if region.exit is not None and region.exit.latency:
+        depth = max(depth, placed[n].cycle + max(1, placed[n].latency))
+    ex = placed.get(region.exit) if region.exit is not None else None
+    if ex is not None and ex.latency:
         # a while loop's exit test is read where its (registered) result is ready
-        depth = max(depth, region.exit.cycle + region.exit.latency + 1)
-    return depth
+        depth = max(depth, ex.cycle + ex.latency + 1)
+    return placed, depth
 
 
-def _recurrences(region: Region) -> list[tuple[int, str]]:
+def _recurrences(region: Region, placed: Mapping[Node, NodeSchedule]) -> list[tuple[int, str]]:
     """(II needed, description) per loop-carried dependence of a scheduled region."""
     out: list[tuple[int, str]] = []
     consumers: dict[int, list[Node]] = {}
@@ -242,33 +390,36 @@ def _recurrences(region: Region) -> list[tuple[int, str]]:
             users = [c for c in consumers.get(id(n), []) if c.kind not in SOURCE_KINDS]
             if not users:
                 continue
-            r = min(c.cycle for c in users)
+            r = min(placed[c].cycle for c in users)
             w = setvars[n.attrs["var"]]
+            wc = placed[w].cycle
             line = min(c.line for c in users if c.line) if any(c.line for c in users) else w.line
-            out.append((w.cycle - r + 1, f"loop-carried dependence on variable '{n.name}' "
-                        f"(line {line}: read in cycle {r}, written in cycle {w.cycle})"))
+            out.append((wc - r + 1, f"loop-carried dependence on variable '{n.name}' "
+                        f"(line {line}: read in cycle {r}, written in cycle {wc})"))
     loads = [n for n in region.nodes if n.kind == "load"]
     stores = [n for n in region.nodes if n.kind == "store"]
     for s in stores:
         for ld in loads:
             if (s.attrs["array"], s.attrs["bank"]) != (ld.attrs["array"], ld.attrs["bank"]):
                 continue
-            out.append((s.cycle - ld.cycle + 1,
+            sc, lc = placed[s].cycle, placed[ld].cycle
+            out.append((sc - lc + 1,
                         f"loop-carried dependence through array '{s.attrs['array']}' (store at "
-                        f"line {s.line} in cycle {s.cycle} may alias the next iteration's load "
-                        f"at line {ld.line} in cycle {ld.cycle})"))
+                        f"line {s.line} in cycle {sc} may alias the next iteration's load "
+                        f"at line {ld.line} in cycle {lc})"))
     return out
 
 
-def _res_mii(region: Region, opts: ScheduleOptions) -> tuple[int, str]:
+def _res_mii(region: Region, opts: ScheduleOptions, timing: _Timing) -> tuple[int, str]:
     counts: dict[str, int] = {}
     best, why = 1, ""
     for n in region.nodes:
         cls = resource_class(n)
         if cls:
-            counts[cls] = counts.get(cls, 0) + _occupancy(n)
-            if _units(cls, opts) is None and _occupancy(n) > best:
-                best = _occupancy(n)
+            occ = timing.occupancy(n)
+            counts[cls] = counts.get(cls, 0) + occ
+            if _units(cls, opts) is None and occ > best:
+                best = occ
                 why = (f"resource: the sequential divider at line {n.line} is busy for "
                        f"{best} cycles per operation (it is not pipelined: unroll to run several)")
     for cls, c in counts.items():
@@ -291,48 +442,82 @@ def _res_mii(region: Region, opts: ScheduleOptions) -> tuple[int, str]:
     return best, why
 
 
-def schedule_region(region: Region, opts: ScheduleOptions) -> None:
-    """Schedule one region in place (node cycles, ``region.ii``, ``region.depth``)."""
-    g = _graph(region, opts)
+def schedule_region(region: Region,
+                    opts: ScheduleOptions) -> tuple[dict[Node, NodeSchedule], RegionSchedule]:
+    """Schedule one region: its operators' placements and its II and depth."""
     ops = [n for n in region.nodes if n.kind not in SOURCE_KINDS]
     if not region.is_loop and all(n.kind == "setvar" and n.args[0].kind in ("const", "arg")
                                   for n in ops):
         # only constants/arguments copied to registers: done in the FSM transition, 0 cycles
-        for n in ops:
-            n.cycle = 0
-        region.depth, region.ii, region.transient = 0, 1, True
-        return
+        return ({n: NodeSchedule(cycle=0) for n in ops},
+                RegionSchedule(ii=1, depth=0, transient=True))
+    timing = _Timing(ops, opts)
+    g = _graph(region, timing)
     if region.ii_requested is None:
-        depth = _list_schedule(region, g, 1 << 30, opts)
-        region.depth = max(depth, 1) if region.is_loop else depth
-        region.ii = max(region.depth, 1)
-        region.ii_reason = "sequential loop (not pipelined)" if region.is_loop else ""
-        return
-    res_ii, res_why = _res_mii(region, opts)
+        placed, depth = _list_schedule(region, g, 1 << 30, opts, timing)
+        depth = max(depth, 1) if region.is_loop else depth
+        return placed, RegionSchedule(ii=max(depth, 1), depth=depth, ii_reason=(
+            "sequential loop (not pipelined)" if region.is_loop else ""))
+    res_ii, res_why = _res_mii(region, opts, timing)
     ii = max(region.ii_requested, res_ii)
     for _ in range(64):
-        depth = _list_schedule(region, g, ii, opts)
-        recs = _recurrences(region)
+        placed, depth = _list_schedule(region, g, ii, opts, timing)
+        recs = _recurrences(region, placed)
         rec_ii = max([r for r, _ in recs], default=1)
         if rec_ii <= ii:
             break
         ii = rec_ii
-    region.depth = max(depth, 1)
-    region.ii = ii
+    depth = max(depth, 1)
     if ii == region.ii_requested:
-        region.ii_reason = "requested II met"
-        return
-    recs = _recurrences(region)
-    binding = [why for r, why in recs if r == ii]
+        return placed, RegionSchedule(ii=ii, depth=depth, ii_reason="requested II met")
+    binding = [why for r, why in _recurrences(region, placed) if r == ii]
     if res_ii == ii and res_why:
-        region.ii_reason = res_why
+        reason = res_why
     elif binding:
-        region.ii_reason = binding[0]
+        reason = binding[0]
     else:
-        region.ii_reason = res_why or "scheduling"
+        reason = res_why or "scheduling"
+    return placed, RegionSchedule(ii=ii, depth=depth, ii_reason=reason)
 
 
-def schedule_kernel(ir: KernelIR, opts: ScheduleOptions) -> None:
-    """Schedule every region of a kernel in place."""
+def _min_cycles(segs: tuple[Segment, ...], regions: Mapping[Region, RegionSchedule],
+                pads: Mapping[Loop, Region]) -> int:
+    """Fewest cycles a segment list can take (a while loop runs at least one iteration;
+    bounds that are not constant count as zero iterations)."""
+    total = 0
+    for s in segs:
+        if isinstance(s, Region):
+            trip = 1 if s.is_while else s.static_trip()
+            total += regions[s].cycles(trip or 0)
+        else:
+            trip = s.static_trip()
+            if trip is not None:
+                body = s.body if s not in pads else (pads[s], *s.body)
+                total += trip * _min_cycles(body, regions, pads)
+    return total
+
+
+def _pad_loops(segs: tuple[Segment, ...], regions: dict[Region, RegionSchedule],
+               pads: dict[Loop, Region]) -> None:
+    """Give every FSM loop body at least one cycle (else its iterations would take none)."""
+    for s in segs:
+        if isinstance(s, Loop):
+            _pad_loops(s.body, regions, pads)
+            if _min_cycles(s.body, regions, pads) == 0:
+                pad = Region(name=f"{s.name}_pad", line=s.line)
+                regions[pad] = RegionSchedule(ii=1, depth=1)
+                pads[s] = pad
+
+
+def schedule_kernel(ir: KernelIR, opts: ScheduleOptions) -> Schedule:
+    """Schedule every region of a kernel (and pad FSM loops that would take no cycle)."""
+    nodes: dict[Node, NodeSchedule] = {}
+    regions: dict[Region, RegionSchedule] = {}
     for r in ir.regions():
-        schedule_region(r, opts)
+        placed, rs = schedule_region(r, opts)
+        nodes.update(placed)
+        regions[r] = rs
+    pads: dict[Loop, Region] = {}
+    _pad_loops(ir.body, regions, pads)
+    return Schedule(ir=ir, options=opts, nodes=MappingProxyType(nodes),
+                    regions=MappingProxyType(regions), pads=MappingProxyType(pads))

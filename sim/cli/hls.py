@@ -6,17 +6,38 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ...errors import ConfigError
+from ...loading import load_object
+from ..rtl import BACKENDS
 
-__all__ = ["register", "load_kernel", "parse_assignments"]
+if TYPE_CHECKING:
+    from ...dsl.kernel import Kernel
+
+__all__ = ["register", "load_kernel", "parse_assignments", "Backend"]
+
+#: ``--backend`` choices: the RTL simulators of :func:`archsim.sim.rtl.hls_run.run_design`.
+Backend = Enum("Backend", {b: b for b in BACKENDS}, type=str)  # type: ignore[misc]
 
 
-def load_kernel(target: str) -> Any:
+def _import_file(path: Path) -> ModuleType:
+    """Import a Python file as a module of its own."""
+    mod_name = f"_archsim_hls_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_kernel(target: str) -> Kernel:
     """Import ``FILE.py:KERNEL`` (or ``module:KERNEL``) and return the :class:`Kernel`."""
     from ...dsl.kernel import Kernel
 
@@ -28,17 +49,12 @@ def load_kernel(target: str) -> Any:
         path = Path(source)
         if not path.is_file():
             raise ConfigError(f"no such file: {source}", field="kernel")
-        mod_name = f"_archsim_hls_{abs(hash(str(path.resolve())))}"
-        spec = importlib.util.spec_from_file_location(mod_name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[mod_name] = module
-        spec.loader.exec_module(module)
+        module = _import_file(path)
     else:
-        try:
-            module = importlib.import_module(source)
-        except ImportError as exc:
-            raise ConfigError(f"cannot import module {source!r}: {exc}",
-                              field="kernel") from None
+        loaded = load_object(source, field="kernel", what="module")
+        if not isinstance(loaded, ModuleType):
+            raise ConfigError(f"{source!r} is not a module", field="kernel")
+        module = loaded
     obj = getattr(module, name, None)
     if not isinstance(obj, Kernel):
         kernels = sorted(k for k, v in vars(module).items() if isinstance(v, Kernel))
@@ -61,7 +77,7 @@ def parse_assignments(items: list[str] | None, what: str) -> dict[str, int]:
     return out
 
 
-def _random_args(kern: Any, scalars: dict[str, int], seed: int) -> list[Any]:
+def _random_args(kern: Kernel, scalars: dict[str, int], seed: int) -> list[object]:
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -75,7 +91,7 @@ def _random_args(kern: Any, scalars: dict[str, int], seed: int) -> list[Any]:
                           allowed=list(kern.scalar_types))
     from archsim.dsl.types import FormatType
 
-    args: list[Any] = []
+    args: list[object] = []
     for name in kern.param_names:
         if name in kern.array_types:
             t = kern.array_types[name]
@@ -99,17 +115,21 @@ def register(app: typer.Typer) -> None:
 
     @app.command("hls")
     def hls(
-        kernel: str = typer.Argument(..., help="FILE.py:KERNEL (or module:KERNEL)."),
-        clock_ns: float = typer.Option(2.0, "--clock-ns", help="Clock period in ns."),
-        resource: list[str] = typer.Option(None, "--resource",
-                                           help="Resource limit, e.g. mul=2; repeatable."),
-        report: bool = typer.Option(False, "--report", help="Print the schedule report."),
-        output: Path = typer.Option(None, "-o", "--output", help="Write the Verilog here."),
-        simulate: bool = typer.Option(False, "--simulate",
-                                      help="Simulate on random arrays; compare with golden."),
-        arg: list[str] = typer.Option(None, "--arg", help="Scalar argument n=5; repeatable."),
-        backend: str = typer.Option("pysim", "--backend", help="pysim or verilator."),
-        seed: int = typer.Option(0, "--seed", help="Seed of the random arrays."),
+        kernel: Annotated[str, typer.Argument(help="FILE.py:KERNEL (or module:KERNEL).")],
+        clock_ns: Annotated[float, typer.Option("--clock-ns", help="Clock period in ns.")] = 2.0,
+        resource: Annotated[list[str] | None, typer.Option(
+            "--resource", help="Resource limit, e.g. mul=2; repeatable.")] = None,
+        report: Annotated[bool, typer.Option("--report",
+                                             help="Print the schedule report.")] = False,
+        output: Annotated[Path | None, typer.Option("-o", "--output",
+                                                    help="Write the Verilog here.")] = None,
+        simulate: Annotated[bool, typer.Option(
+            "--simulate", help="Simulate on random arrays; compare with golden.")] = False,
+        arg: Annotated[list[str] | None, typer.Option(
+            "--arg", help="Scalar argument n=5; repeatable.")] = None,
+        backend: Annotated[Backend, typer.Option(  # type: ignore[valid-type]
+            "--backend", help="RTL simulator.")] = Backend("pysim"),
+        seed: Annotated[int, typer.Option("--seed", help="Seed of the random arrays.")] = 0,
     ) -> None:
         """Compile a DSL kernel to RTL: schedule report, Verilog, simulation."""
         import numpy as np
@@ -130,12 +150,13 @@ def register(app: typer.Typer) -> None:
             args = _random_args(kern, parse_assignments(arg, "--arg"), seed)
             golden_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
             expected = kern(*golden_args)
-            result = design.simulate(*args, backend=backend)
+            result = design.simulate(*args, backend=backend.value)
             ok = result.value == expected and all(
-                np.array_equal(result.outputs[n], golden_args[k])
+                np.array_equal(np.asarray(result.outputs[n]), np.asarray(golden_args[k]))
                 for k, n in enumerate(kern.param_names) if n in kern.array_types)
             predicted = design.cycles(*args)
-            typer.echo(f"simulated ({backend}): {result.cycles} cycles measured, {predicted} "
-                       f"predicted; outputs {'match' if ok else 'DIFFER FROM'} the golden run")
+            typer.echo(f"simulated ({backend.value}): {result.cycles} cycles measured, "
+                       f"{predicted} predicted; outputs {'match' if ok else 'DIFFER FROM'} "
+                       "the golden run")
             if not ok:
                 raise SimulationError(f"kernel {kern.name}: RTL outputs differ from golden")

@@ -285,7 +285,7 @@ def run_demo(*, size: int = 8, seed: int = 0, area: bool = True) -> dict[str, An
     b = rng.integers(-128, 128, (k, n), dtype=np.int64)
     console.print(f"[bold]archsim demo[/bold]: {size}x{size} int8 output-stationary systolic "
                   f"array, A[{m}x{k}] @ B[{k}x{n}] in Verilator")
-    from ..matmul import run_matmul
+    from ..rtl.matmul import run_matmul
 
     with console.status("building (first run compiles C++, later runs use the cache) "
                         "and simulating in Verilator..."):

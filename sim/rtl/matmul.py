@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ArchsimError
-from ..hw.checks import silence_unused
-from ..hw.systolic import SystolicArray, matmul_cycles
-from .rtl import simulate
+from ...errors import ArchsimError
+from ...hw.checks import silence_unused
+from ...hw.systolic import SystolicArray, matmul_cycles
+from . import simulate
 
 __all__ = ["MatmulRun", "run_matmul"]
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from archsim.errors import ConfigError, SimulationError
-from archsim.sim.matmul import MatmulRun, run_matmul
+from archsim.sim.rtl.matmul import MatmulRun, run_matmul
 
 
 def numpy_matmul(a, b, *, acc_width=32, signed=True):

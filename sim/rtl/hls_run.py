@@ -19,15 +19,22 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from amaranth.hdl import Elaboratable, Module, Signal
 from amaranth.sim import Simulator
 
-from ..errors import ConfigError, SimulationError
+from ...errors import ConfigError, SimulationError
 
-__all__ = ["HLSRunResult", "run_design", "BACKENDS"]
+if TYPE_CHECKING:
+    from ...compilers.hls.codegen import HLSComponent
+    from ...compilers.hls.design import Design
+
+__all__ = ["HLSRunResult", "run_design", "BACKENDS", "KernelValue"]
+
+#: What a kernel returns: an int (a float for ``Fixed``), a tuple of those, or None.
+KernelValue = int | float | tuple[int | float, ...] | None
 
 #: Backends of :func:`run_design`.
 BACKENDS = ("pysim", "verilator")
@@ -49,16 +56,18 @@ class HLSRunResult:
     backend : str
     """
 
-    outputs: dict[str, Any]
+    outputs: dict[str, KernelValue | np.ndarray]
     cycles: int
     wall_time_s: float
     backend: str
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, float | bool] = field(default_factory=dict)
 
     @property
-    def value(self) -> Any:
+    def value(self) -> KernelValue:
         """The kernel's return value."""
-        return self.outputs.get("return")
+        v = self.outputs.get("return")
+        assert not isinstance(v, np.ndarray)
+        return v
 
     @property
     def cycles_per_s(self) -> float:
@@ -69,7 +78,7 @@ class HLSRunResult:
 class _Harness(Elaboratable):
     """The design plus a start-to-done cycle counter."""
 
-    def __init__(self, dut: Any, max_cycles: int) -> None:
+    def __init__(self, dut: HLSComponent, max_cycles: int) -> None:
         self.dut = dut
         self.max_cycles = max_cycles
         self.count = Signal(48, name="hls_cycle_count")
@@ -84,23 +93,24 @@ class _Harness(Elaboratable):
         return m
 
 
-def _init_and_env(design: Any, args: tuple[Any, ...]) -> tuple[dict, dict[str, int]]:
+def _init_and_env(design: Design,
+                  args: tuple[object, ...]) -> tuple[dict[str, list[int]], dict[str, int]]:
+    from ...compilers.hls.ir import raw_scalars
+
     bound = design.kernel.bind(args)
     ir = design.ir
-    init: dict[str, Any] = {}
-    scalars: dict[str, int] = {}
+    init: dict[str, list[int]] = {}
     for name, value in bound.items():
         if name in ir.arrays:
             info = ir.arrays[name]
             init[name] = (info.fmt or info.elem).encode(value).ravel().tolist()
-        else:
-            scalars[name] = ir.scalars[name](value).raw
-    return init, scalars
+    return init, raw_scalars(ir, bound)
 
 
-def _decode_outputs(design: Any, ret_raw: list[int], mem_raw: dict[str, list[int]]) -> dict:
+def _decode_outputs(design: Design, ret_raw: list[int],
+                    mem_raw: dict[str, list[int]]) -> dict[str, KernelValue | np.ndarray]:
     ir = design.ir
-    out: dict[str, Any] = {}
+    out: dict[str, KernelValue | np.ndarray] = {}
     vals = [t.value_of(r) for t, r in zip(ir.returns, ret_raw, strict=True)]
     out["return"] = None if not vals else (vals[0] if len(vals) == 1 else tuple(vals))
     for name, info in ir.arrays.items():
@@ -115,7 +125,7 @@ def _decode_outputs(design: Any, ret_raw: list[int], mem_raw: dict[str, list[int
     return out
 
 
-def run_design(design: Any, args: tuple[Any, ...], *, backend: str = "pysim",
+def run_design(design: Design, args: tuple[object, ...], *, backend: str = "pysim",
                max_cycles: int | None = None) -> HLSRunResult:
     """Simulate ``design`` on ``args`` until ``done``; see the module docstring."""
     if backend not in BACKENDS:
@@ -128,7 +138,7 @@ def run_design(design: Any, args: tuple[Any, ...], *, backend: str = "pysim",
     return _run_verilator(design, init, scalars, max_cycles)
 
 
-def _run_pysim(design: Any, init: dict, scalars: dict[str, int],
+def _run_pysim(design: Design, init: dict[str, list[int]], scalars: dict[str, int],
                max_cycles: int) -> HLSRunResult:
     dut = design.make_component(init)
     harness = _Harness(dut, max_cycles)
@@ -137,7 +147,7 @@ def _run_pysim(design: Any, init: dict, scalars: dict[str, int],
     ir = design.ir
     result: dict[str, Any] = {}
 
-    from ..compilers.hls.codegen import ret_port_names
+    from ...compilers.hls.codegen import ret_port_names
 
     async def bench(ctx: Any) -> None:
         for name, raw in scalars.items():
@@ -172,7 +182,7 @@ _JOB_ENV = "ARCHSIM_HLS_JOB"
 _PERIOD_NS = 10
 
 
-def _memory_names(design: Any) -> dict[str, tuple[str, int, int, bool]]:
+def _memory_names(design: Design) -> dict[str, tuple[str, int, int, bool]]:
     """Verilog memory name -> (array, bank, width, signed)."""
     out = {}
     for name, info in design.ir.arrays.items():
@@ -184,12 +194,12 @@ def _memory_names(design: Any) -> dict[str, tuple[str, int, int, bool]]:
     return out
 
 
-def _run_verilator(design: Any, init: dict, scalars: dict[str, int],
+def _run_verilator(design: Design, init: dict[str, list[int]], scalars: dict[str, int],
                    max_cycles: int) -> HLSRunResult:
 
-    from ..compilers.hls.codegen import ret_port_names
-    from .rtl._toolchain import find_toolchain
-    from .rtl._verilator import ensure_build, run_cocotb_job
+    from ...compilers.hls.codegen import ret_port_names
+    from ._toolchain import find_toolchain
+    from ._verilator import ensure_build, run_cocotb_job
 
     ir = design.ir
     # memories start at zero in the Verilog: one build per design, data goes in through VPI
@@ -211,7 +221,7 @@ def _run_verilator(design: Any, init: dict, scalars: dict[str, int],
                                            for v, (a, *_r) in mems.items()},
             "rets": rets, "max_cycles": max_cycles}))
         start = time.perf_counter()
-        info = run_cocotb_job(build, toolchain, test_module="archsim.sim.hls_run", job_dir=job,
+        info = run_cocotb_job(build, toolchain, test_module="archsim.sim.rtl.hls_run", job_dir=job,
                               env_var=_JOB_ENV, what=f"run of '{design.name}'")
         total = time.perf_counter() - start
     finally:
@@ -274,12 +284,13 @@ if os.environ.get(_JOB_ENV):  # imported by cocotb inside the Verilator simulati
             wall = time.perf_counter() - wall0
             t_done = cocotb.utils.get_sim_time(unit="ns")
             cycles = int(round((t_done - t_start) / _PERIOD_NS)) + 1
-            out = {"cycles": cycles, "wall_time_s": wall, "timeout": timeout,
-                   "rets": {p: int(getattr(dut, p).value) for p in spec["rets"]},
-                   "memories": {}}
+            memories: dict[str, list[int]] = {}
             for vname, depth in spec["depths"].items():
                 mem = getattr(dut, vname)
-                out["memories"][vname] = [int(mem[k].value) for k in range(depth)]
+                memories[vname] = [int(mem[k].value) for k in range(depth)]
+            out = {"cycles": cycles, "wall_time_s": wall, "timeout": timeout,
+                   "rets": {p: int(getattr(dut, p).value) for p in spec["rets"]},
+                   "memories": memories}
             (job / "done.json").write_text(json.dumps(out))
         except Exception:
             import traceback
