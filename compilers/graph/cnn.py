@@ -46,7 +46,7 @@ Padding = int | tuple[int, ...] | str
 RECURRENT_CELLS: dict[str, tuple[int, int]] = {"lstm": (4, 9), "gru": (3, 8), "rnn": (1, 1)}
 
 
-def positive_int(name: str, value: Any) -> int:
+def positive_int(name: str, value: object) -> int:
     """``value`` if it is a positive int (not a bool), else a :class:`ConfigError` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ConfigError(f"must be a positive integer, not {value!r}", field=name)
