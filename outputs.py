@@ -16,7 +16,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # matplotlib is imported on use
+    from matplotlib.figure import Figure
 
 __all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text", "write_json", "write_csv",
            "save_figure", "to_jsonable", "JSONValue"]
@@ -94,7 +97,7 @@ def to_jsonable(obj: object) -> JSONValue | object:
     return obj
 
 
-def write_json(path: str | os.PathLike[str], obj: Any) -> Path:
+def write_json(path: str | os.PathLike[str], obj: object) -> Path:
     """Write ``obj`` as indented JSON atomically."""
     return atomic_write_text(path, json.dumps(to_jsonable(obj), indent=2, sort_keys=False) + "\n")
 
@@ -121,7 +124,7 @@ def write_csv(
     return atomic_write_text(path, buf.getvalue())
 
 
-def save_figure(fig: Any, path: str | os.PathLike[str], *, dpi: int = 120) -> Path:
+def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 120) -> Path:
     """Save a matplotlib figure as PNG atomically and close it."""
     import matplotlib.pyplot as plt
 

@@ -45,4 +45,5 @@ def check_bool(name: str, value: object) -> bool:
 def silence_unused(component: object) -> None:
     """Mark a component that will never be elaborated (its constructor or its run failed on
     the user's input), so Amaranth does not warn that it was created and never used."""
+    # Amaranth's private MustUse flag (name-mangled, set on any component type).
     component._MustUse__silence = True  # type: ignore[attr-defined]

@@ -46,7 +46,7 @@ Padding = int | tuple[int, ...] | str
 RECURRENT_CELLS: dict[str, tuple[int, int]] = {"lstm": (4, 9), "gru": (3, 8), "rnn": (1, 1)}
 
 
-def positive_int(name: str, value: Any) -> int:
+def positive_int(name: str, value: object) -> int:
     """``value`` if it is a positive int (not a bool), else a :class:`ConfigError` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ConfigError(f"must be a positive integer, not {value!r}", field=name)
@@ -435,7 +435,7 @@ def resnet50(batch: int = 1, *, dtype: str = "fp16", image_size: int = 224,
 
 
 # torchvision VGG-16 (configuration "D"); "M" is a 2x2/2 max pool.
-_VGG16 = [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M",
+_VGG16: list[int | str] = [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M",
           512, 512, 512, "M"]
 
 
@@ -451,12 +451,12 @@ def vgg16(batch: int = 1, *, dtype: str = "fp16", num_classes: int = 1000) -> Wo
     nb = NetBuilder(g, _image(batch, dtype))
     conv_i = pool_i = 0
     for v in _VGG16:
-        if v == "M":
+        if isinstance(v, str):  # "M": a 2x2 max pool
             pool_i += 1
             nb.pool(f"pool{pool_i}", 2, 2)
         else:
             conv_i += 1
-            nb.conv(f"conv{conv_i}", int(v), 3, padding=1, bias=True)
+            nb.conv(f"conv{conv_i}", v, 3, padding=1, bias=True)
             nb.act(f"conv{conv_i}.relu")
     nb.flatten("flatten")
     for i, width in enumerate([4096, 4096, num_classes], start=6):

@@ -346,7 +346,9 @@ def from_onnx(model: str | os.PathLike[str] | Any, *, dim_params: Mapping[str, i
             role = "output"
         else:
             role = "activation"
-        return TensorSpec(tname, tuple(int(d) for d in dims), ONNX_DTYPES[elem], role=role)
+        # Every dimension is an int here (unknown ones raised above); the filter narrows the type.
+        shape = tuple(d for d in dims if isinstance(d, int))
+        return TensorSpec(tname, shape, ONNX_DTYPES[elem], role=role)
 
     g = WorkloadGraph(name or graph.name or (Path(file).stem if file else "onnx"),
                       metadata={"source": file or "onnx.ModelProto",

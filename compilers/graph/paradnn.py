@@ -25,7 +25,7 @@ image size 100, which the model cannot run (the final 7x7 "valid" average pool e
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ...errors import ConfigError
@@ -158,10 +158,10 @@ def paradnn_rnn(*, cell: str = "rnn", layers: int = 5, max_length: int = 50,
     return g
 
 
-_BUILDERS = {"fc": paradnn_fc, "cnn": paradnn_cnn, "rnn": paradnn_rnn}
+_BUILDERS: dict[str, Callable[..., WorkloadGraph]] = {"fc": paradnn_fc, "cnn": paradnn_cnn, "rnn": paradnn_rnn}
 
 
-def paradnn_model(family: str, **params: Any) -> WorkloadGraph:
+def paradnn_model(family: str, **params: int | str) -> WorkloadGraph:
     """Build one model of ``family`` (``"fc"``, ``"cnn"`` or ``"rnn"``)."""
     try:
         builder = _BUILDERS[family]

@@ -9,12 +9,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import TypedDict, Unpack
 
 from ...errors import ConfigError
 from .ir import Operator, TensorSpec, WorkloadGraph, dtype_bytes, matmul
 
-__all__ = ["TransformerConfig", "TRANSFORMER_PRESETS", "get_transformer", "transformer_graph",
+__all__ = ["TransformerConfig", "TransformerChanges", "TRANSFORMER_PRESETS", "get_transformer", "transformer_graph",
            "dense_group_operator", "attention_group_operator"]
+
+
+class TransformerChanges(TypedDict, total=False):
+    """Fields :meth:`TransformerConfig.scaled` may change (any subset), with their types."""
+
+    name: str
+    num_layers: int
+    hidden: int
+    num_heads: int
+    ffn_hidden: int
+    vocab: int
+    num_kv_heads: int | None
+    gated_mlp: bool
+    tied_embeddings: bool
+    decoder: bool
+    max_seq_len: int
+    source: str
 
 
 @dataclass(frozen=True)
@@ -49,7 +67,7 @@ class TransformerConfig:
                               f"{self.num_heads}", field="num_heads")
         if self.num_kv_heads is None:
             object.__setattr__(self, "num_kv_heads", self.num_heads)
-        if self.num_heads % self.num_kv_heads:
+        if self.num_heads % self.kv_heads:
             raise ConfigError(f"num_heads {self.num_heads} is not divisible by num_kv_heads "
                               f"{self.num_kv_heads}", field="num_kv_heads")
 
@@ -58,9 +76,17 @@ class TransformerConfig:
         return self.hidden // self.num_heads
 
     @property
+    def kv_heads(self) -> int:
+        """Number of K/V heads: ``num_kv_heads``, which ``__post_init__`` resolves from None."""
+        if self.num_kv_heads is None:
+            raise ConfigError("num_kv_heads was not resolved by __post_init__",
+                              field="num_kv_heads")
+        return self.num_kv_heads
+
+    @property
     def kv_hidden(self) -> int:
         """Width of the K (or V) projection: ``num_kv_heads * head_dim``."""
-        return self.num_kv_heads * self.head_dim
+        return self.kv_heads * self.head_dim
 
     @property
     def params_per_layer(self) -> int:
@@ -98,7 +124,8 @@ class TransformerConfig:
                 + 4.0 * self.num_layers * tokens * context_len * self.hidden
                 + 2.0 * self.vocab * self.hidden * head_rows)
 
-    def scaled(self, **changes: int) -> TransformerConfig:
+    def scaled(self, **changes: Unpack[TransformerChanges]) -> TransformerConfig:
+        """A copy with ``changes`` applied (validated again by ``__post_init__``)."""
         return replace(self, **changes)
 
 

@@ -16,10 +16,10 @@ from amaranth.hdl import Module, Mux, Signal, signed, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ...dsl.formats import MX_ELEMENTS, FixedPointElement, FloatFormat
+from ...dsl.formats import MX_ELEMENTS, FixedPointElement
 from ...dsl.formats.mx import E8M0_BIAS, E8M0_NAN
 from ..checks import check_int, silence_unused
-from ._common import balanced_sum, float_fields, float_significand, range_shape
+from ._common import balanced_sum, float_element, float_fields, float_significand, range_shape
 
 __all__ = ["MXBlockDot"]
 
@@ -83,7 +83,7 @@ class MXBlockDot(wiring.Component):
             self._k = elem.frac_bits
             self._product_width = 2 * elem.bits  # signed: (-128)**2 needs 2 bits - 1 + sign
         else:
-            assert isinstance(elem, FloatFormat)
+            elem = float_element(elem, what=f"MX element {element!r}")
             self._k = elem.man_bits - elem.emin
             # (2**(m+1) - 1)**2 shifted by two exponents of up to 2**E - 2, plus a sign.
             self._product_width = 2 * (elem.man_bits + 1) + 2 * (2**elem.exp_bits - 2) + 1
@@ -137,6 +137,7 @@ class MXBlockDot(wiring.Component):
                 m.d.comb += product.eq(self.a[i].as_signed() * self.b[i].as_signed())
                 products.append(product)
                 continue
+            elem = float_element(elem, what=f"MX element {self._element!r}")
             ebits, mbits = elem.exp_bits, elem.man_bits
             sign_a, exp_a, man_a = float_fields(self.a[i], ebits, mbits)
             sign_b, exp_b, man_b = float_fields(self.b[i], ebits, mbits)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from enum import Enum, StrEnum
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,14 +12,19 @@ from ...compilers.graph.transformer import TRANSFORMER_PRESETS
 from ...hw.models.gpu import GPU_SPECS
 from ..serving.policies import POLICY_NAMES
 from ..serving.requests import DATASETS
+from .common import choices
 
 __all__ = ["register", "GPUName", "PolicyName", "DatasetName", "ArrivalProcess"]
 
 # Choices built from the data, so a new GPU, policy or data set shows up here by itself.
-GPUName = Enum("GPUName", {name: name for name in GPU_SPECS}, type=str)  # type: ignore[misc]
-PolicyName = Enum("PolicyName",  # type: ignore[misc]
-                  {name: name for name in (*POLICY_NAMES, "s3-exact")}, type=str)
-DatasetName = Enum("DatasetName", {name: name for name in DATASETS}, type=str)  # type: ignore[misc]
+if TYPE_CHECKING:  # members of these StrEnums are str (see .common)
+    GPUName = str
+    PolicyName = str
+    DatasetName = str
+else:
+    GPUName = choices("GPUName", GPU_SPECS)
+    PolicyName = choices("PolicyName", (*POLICY_NAMES, "s3-exact"))
+    DatasetName = choices("DatasetName", DATASETS)
 
 
 class ArrivalProcess(StrEnum):
@@ -92,17 +97,17 @@ def register(app: typer.Typer) -> None:
 
         console = Console()
         calib = CalibrationTable.from_csv(calibration) if calibration else None
-        dep = Deployment.build(model=model, gpu=GPUName(gpu).value, tp=tp, dtype=dtype,
+        dep = Deployment.build(model=model, gpu=str(gpu), tp=tp, dtype=dtype,
                                compute_efficiency=compute_efficiency,
                                memory_efficiency=memory_efficiency,
                                iteration_overhead_s=overhead_ms * 1e-3, calibration=calib)
-        pol = make_policy(PolicyName(policy).value, accuracy=predictor_accuracy,
+        pol = make_policy(str(policy), accuracy=predictor_accuracy,
                           num_buckets=buckets, block_tokens=block_tokens)
         if trace is not None:
             reqs = load_trace(trace)
         else:
             reqs = generate_requests(requests, rate_per_s=None if offline else rate,
-                                     dataset=DatasetName(dataset).value,
+                                     dataset=str(dataset),
                                      arrival=ArrivalProcess(arrival).value, burst_cv=burst_cv,
                                      seed=seed)
         show = sys.stderr.isatty() if progress is None else progress

@@ -1,18 +1,20 @@
 """``archsim train``: parallelization search and variability for distributed training."""
 
 # No ``from __future__ import annotations``: typer evaluates the annotations, and the choice
-# enums are local to register().
+# enums are local to register() (built from the data on registration).
 import math
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, TypeAlias
 
 import typer
+
+from .common import choices
 
 __all__ = ["register"]
 
 
-def _choices() -> tuple[type[Enum], type[Enum], type[Enum], type[Enum]]:
+def _choices() -> tuple[type[StrEnum], type[StrEnum], type[StrEnum], type[StrEnum]]:
     """Enums of the GPU names, networks, model presets and modes, built from the data."""
     from ...compilers.graph import DLRM_PRESETS, TRANSFORMER_PRESETS
     from ...errors import ConfigError
@@ -29,24 +31,27 @@ def _choices() -> tuple[type[Enum], type[Enum], type[Enum], type[Enum]]:
         gpus.append(short)
     models = [k for k, c in TRANSFORMER_PRESETS.items() if c.decoder] + list(DLRM_PRESETS)
 
-    def enum(name: str, values: list[str]) -> type[Enum]:
-        return Enum(name, {v: v for v in values}, type=str)  # type: ignore[return-value]
-
-    return (enum("GPUName", gpus), enum("NetworkName", list(NETWORKS)),
-            enum("ModelName", models), enum("Mode", list(MODES)))
+    return (choices("GPUName", gpus), choices("NetworkName", NETWORKS),
+            choices("ModelName", models), choices("Mode", MODES))
 
 
 def register(app: typer.Typer) -> None:
-    GPUName, NetworkName, ModelName, Mode = _choices()
+    if TYPE_CHECKING:  # members of these StrEnums are str (see .common)
+        GPUName: TypeAlias = str
+        NetworkName: TypeAlias = str
+        ModelName: TypeAlias = str
+        Mode: TypeAlias = str
+    else:
+        GPUName, NetworkName, ModelName, Mode = _choices()
 
     @app.command("train")
     def train(
-        model: Annotated[ModelName, typer.Option(  # type: ignore[valid-type]
+        model: Annotated[ModelName, typer.Option(
             "--model", "-m", help="LLM or DLRM preset.", show_choices=True)],
         gpus: Annotated[int, typer.Option("--gpus", "-n", help="Number of GPUs.", min=1)],
-        gpu: Annotated[GPUName, typer.Option(  # type: ignore[valid-type]
+        gpu: Annotated[GPUName, typer.Option(
             "--gpu", help="GPU datasheet.")] = GPUName("h100"),
-        network: Annotated[NetworkName, typer.Option(  # type: ignore[valid-type]
+        network: Annotated[NetworkName, typer.Option(
             "--network", help="Inter-node network.")] = NetworkName("ib-ndr"),
         gpus_per_node: Annotated[int, typer.Option("--gpus-per-node", min=1)] = 8,
         global_batch: Annotated[int | None, typer.Option(
@@ -55,7 +60,7 @@ def register(app: typer.Typer) -> None:
                  "65,536 samples.")] = None,
         seq_len: Annotated[int | None, typer.Option(
             "--seq-len", min=1, help="Tokens per sequence (LLM).")] = None,
-        mode: Annotated[Mode, typer.Option(  # type: ignore[valid-type]
+        mode: Annotated[Mode, typer.Option(
             "--mode", help="training, inference (prefill) or decode (LLM).")] = Mode("training"),
         do_search: Annotated[bool, typer.Option("--search",
                                                 help="Search all strategies.")] = False,
@@ -102,13 +107,13 @@ def register(app: typer.Typer) -> None:
             kernel_sigma=d0.kernel_sigma if kernel_sigma is None else kernel_sigma,
             gpu_sigma=d0.gpu_sigma if gpu_sigma is None else gpu_sigma,
             comm_sigma=d0.comm_sigma if comm_sigma is None else comm_sigma)
-        wl = get_workload(model.value, seq_len=seq_len)
-        cluster = make_cluster(gpu=gpu.value, num_gpus=gpus, gpus_per_node=gpus_per_node,
-                               network=network.value)
+        wl = get_workload(str(model), seq_len=seq_len)
+        cluster = make_cluster(gpu=str(gpu), num_gpus=gpus, gpus_per_node=gpus_per_node,
+                               network=str(network))
         if global_batch is None:
             global_batch = (max(1, 4 * 2**20 // wl.seq_len) if isinstance(wl, LLMWorkload)
                             else 65536)
-        mode_name: str = mode.value
+        mode_name = str(mode)
         if console.is_terminal:
             from rich.progress import Progress
 

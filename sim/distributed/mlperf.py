@@ -13,10 +13,12 @@ the mean iteration time optionally taken from the PRISM distribution.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Annotated
 
 import numpy as np
+from numpy.typing import NDArray
 from pydantic import BeforeValidator
 
 from ...errors import ConfigError
@@ -26,7 +28,8 @@ __all__ = ["ConvergenceModel", "MLPerfScore", "mlperf_score", "simulate_time_to_
 
 
 def _epoch_samples(v: object) -> object:
-    if v is not None and (len(v) < 1 or min(v) <= 0):  # type: ignore[arg-type]
+    # Anything but a collection is left to the tuple[float, ...] validation that follows.
+    if isinstance(v, Collection) and (len(v) < 1 or min(v) <= 0):
         raise ConfigError("needs at least one positive sample", field="samples")
     return v
 
@@ -42,7 +45,7 @@ class ConvergenceModel(Config):
     cv: NonNegative = 0.05
     samples: Annotated[tuple[float, ...] | None, BeforeValidator(_epoch_samples)] = None
 
-    def draw(self, rng: np.random.Generator, size: tuple[int, ...]) -> np.ndarray:
+    def draw(self, rng: np.random.Generator, size: tuple[int, ...]) -> NDArray[np.float64]:
         if self.samples is not None:
             return rng.choice(np.asarray(self.samples, dtype=float), size=size, replace=True)
         if self.cv == 0:
@@ -71,14 +74,20 @@ class MLPerfScore:
                 "runs_per_result": self.runs_per_result}
 
 
-def mlperf_score(runs_s: np.ndarray | list[float], *, drop: int = 1) -> float:
-    """Olympic average: drop the ``drop`` fastest and ``drop`` slowest runs, mean the rest."""
+def mlperf_score(runs_s: np.ndarray | list[float], *,
+                 drop: int = 1) -> np.float64 | NDArray[np.float64]:
+    """Olympic average: drop the ``drop`` fastest and ``drop`` slowest runs, mean the rest.
+
+    The runs are the last axis: a 1-D input gives one score (a ``numpy.float64``, a
+    ``float``), an ``(..., runs)`` array one score per leading index.
+    """
     arr = np.sort(np.asarray(runs_s, dtype=float), axis=-1)
     n = arr.shape[-1]
     if n - 2 * drop < 1:
         raise ConfigError(f"{n} runs leave nothing after dropping {drop} from each side",
                           field="runs")
-    return arr[..., drop:n - drop].mean(axis=-1)
+    scores: np.float64 | NDArray[np.float64] = arr[..., drop:n - drop].mean(axis=-1)
+    return scores
 
 
 def simulate_time_to_train(
@@ -114,7 +123,7 @@ def simulate_time_to_train(
     if iteration_std_s > 0:
         it = it + rng.normal(0.0, iteration_std_s, epochs.shape)
     runs = init_s + epochs * iterations_per_epoch * it
-    scores = mlperf_score(runs, drop=drop)
+    scores = np.asarray(mlperf_score(runs, drop=drop))  # (repeats,): an array
     lo, hi = np.quantile(scores, [0.025, 0.975])
     return MLPerfScore(runs_s=tuple(float(x) for x in runs[0]), score_s=float(scores[0]),
                        score_mean_s=float(scores.mean()),

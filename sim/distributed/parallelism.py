@@ -355,8 +355,8 @@ def _reject_llm(workload: LLMWorkload, cluster: ClusterSpec, st: Strategy, globa
         raise StrategyRejected(st, f"dp*tp*pp*cp = {st.num_gpus} but the cluster has {n} GPUs")
     if cfg.num_heads % st.tp:
         raise StrategyRejected(st, f"tp {st.tp} does not divide {cfg.num_heads} attention heads")
-    if cfg.num_kv_heads % st.tp and st.tp % cfg.num_kv_heads:
-        raise StrategyRejected(st, f"tp {st.tp} and {cfg.num_kv_heads} KV heads do not divide "
+    if cfg.kv_heads % st.tp and st.tp % cfg.kv_heads:
+        raise StrategyRejected(st, f"tp {st.tp} and {cfg.kv_heads} KV heads do not divide "
                                "one another")
     if st.pp > cfg.num_layers:
         raise StrategyRejected(st, f"pp {st.pp} exceeds the {cfg.num_layers} layers")
@@ -624,7 +624,7 @@ def llm_memory(workload: LLMWorkload, plan: LLMPlan, cluster: ClusterSpec, compu
         # micro-batch's cache; decode keeps every resident sequence's.
         resident = global_batch // plan.dp if plan.decode else plan.mb
         kv = (2 * ls * cfg.kv_hidden * resident * workload.seq_len
-              * dtype_bytes(workload.dtype) / (min(tp, cfg.num_kv_heads) * cp))
+              * dtype_bytes(workload.dtype) / (min(tp, cfg.kv_heads) * cp))
         activations = kv + act_layer_bytes + plan.mb * plan.tokens * cfg.vocab * 4 / (tp * cp)
     return MemoryBreakdown(weights, grads, optim, activations, buffers,
                            efficiency.reserved_bytes, cluster.memory_bytes)

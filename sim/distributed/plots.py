@@ -71,7 +71,7 @@ def plot_iteration_distribution(dist: IterationDistribution, path: Path, *,
     fig, ax = _fig()
     if dist.samples_s is not None:
         ax.hist(dist.samples_s, bins=80, density=True, alpha=0.5, label="Monte Carlo")
-    if dist.cdf is not None and dist.grid_s.size > 2:
+    if dist.cdf is not None and dist.grid_s is not None and dist.grid_s.size > 2:
         mid = 0.5 * (dist.grid_s[1:] + dist.grid_s[:-1])
         dens = np.diff(dist.cdf) / np.diff(dist.grid_s)
         ax.plot(mid, dens, color="k", lw=1, label="analytic (order statistics)")

@@ -28,9 +28,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, overload
 
 import numpy as np
+from numpy.typing import NDArray
 from pydantic import BeforeValidator
 
 from ...errors import ConfigError
@@ -125,48 +126,65 @@ class IterationDistribution:
     num_ranks: int
     segments: int
     segment_sigma: float
-    samples_s: np.ndarray | None
-    grid_s: np.ndarray | None
-    cdf: np.ndarray | None
+    samples_s: NDArray[np.float64] | None
+    grid_s: NDArray[np.float64] | None
+    cdf: NDArray[np.float64] | None
     analytic_method: str = ""
     extra: dict[str, float] = field(default_factory=dict)
 
+    def _samples(self) -> NDArray[np.float64]:
+        if self.samples_s is None:
+            raise ConfigError("no Monte Carlo samples were drawn", field="method")
+        return self.samples_s
+
+    def _grid_cdf(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        # Both or neither: iteration_distribution sets them together.
+        if self.grid_s is None or self.cdf is None:
+            raise ConfigError("no analytic distribution was computed", field="method")
+        return self.grid_s, self.cdf
+
     def _analytic_quantile(self, q: float) -> float:
-        return float(np.interp(q, self.cdf, self.grid_s))
+        grid, cdf = self._grid_cdf()
+        return float(np.interp(q, cdf, grid))
 
     def quantile(self, q: float, *, method: str = "analytic") -> float:
         """The ``q`` quantile of the iteration time (``"analytic"`` or ``"mc"``)."""
         if not 0 <= q <= 1:
             raise ConfigError(f"must be in [0, 1], not {q!r}", field="q")
         if method == "mc":
-            if self.samples_s is None:
-                raise ConfigError("no Monte Carlo samples were drawn", field="method")
-            return float(np.quantile(self.samples_s, q))
-        if self.cdf is None:
-            raise ConfigError("no analytic distribution was computed", field="method")
+            return float(np.quantile(self._samples(), q))
         return self._analytic_quantile(q)
 
     def mean_s(self, *, method: str = "analytic") -> float:
         if method == "mc":
-            return float(np.mean(self.samples_s))
-        pdf_w = np.diff(self.cdf)
-        mid = 0.5 * (self.grid_s[1:] + self.grid_s[:-1])
+            return float(np.mean(self._samples()))
+        grid, cdf = self._grid_cdf()
+        pdf_w = np.diff(cdf)
+        mid = 0.5 * (grid[1:] + grid[:-1])
         return float(np.sum(pdf_w * mid) / np.sum(pdf_w)) if np.sum(pdf_w) > 0 else float(
-            self.grid_s[0])
+            grid[0])
 
     def std_s(self, *, method: str = "analytic") -> float:
         if method == "mc":
-            return float(np.std(self.samples_s, ddof=1))
-        pdf_w = np.diff(self.cdf)
-        mid = 0.5 * (self.grid_s[1:] + self.grid_s[:-1])
+            return float(np.std(self._samples(), ddof=1))
+        grid, cdf = self._grid_cdf()
+        pdf_w = np.diff(cdf)
+        mid = 0.5 * (grid[1:] + grid[:-1])
         total = np.sum(pdf_w)
         if total <= 0:
             return 0.0
         mean = np.sum(pdf_w * mid) / total
         return float(math.sqrt(max(0.0, np.sum(pdf_w * (mid - mean) ** 2) / total)))
 
-    def cdf_at(self, t_s: float | np.ndarray) -> np.ndarray:
-        return np.interp(t_s, self.grid_s, self.cdf, left=0.0, right=1.0)
+    @overload
+    def cdf_at(self, t_s: float) -> float: ...
+    @overload
+    def cdf_at(self, t_s: NDArray[np.float64]) -> NDArray[np.float64]: ...
+
+    def cdf_at(self, t_s: float | NDArray[np.float64]) -> float | NDArray[np.float64]:
+        """The analytic CDF at ``t_s`` (0 below the grid, 1 above it)."""
+        grid, cdf = self._grid_cdf()
+        return np.interp(t_s, grid, cdf, left=0.0, right=1.0)
 
     def expected_slowdown(self, *, method: str = "analytic") -> float:
         """``E[iteration] / deterministic - 1``: the cost of variability."""

@@ -36,7 +36,8 @@ __all__ = ["simulate", "SimulationResult", "to_verilog", "BACKENDS"]
 BACKENDS = ("pysim", "verilator")
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
+    # Lazy attributes; their static types come from the TYPE_CHECKING imports above.
     if name == "to_verilog":
         from ...hw.verilog import to_verilog
 

@@ -167,7 +167,9 @@ async def _run(dut, job_dir: Path) -> None:
     final = {name: read() for name, read in finals}
     wall_time_s = time.perf_counter() - start
 
-    np.savez(job_dir / "results.npz",
+    # allow_pickle=True is savez's default, spelt out so a type checker does not match the
+    # unpacked arrays against that keyword.
+    np.savez(job_dir / "results.npz", allow_pickle=True,
              **{name: _store_values(out, widths[name])
                 for name, out in zip(job["outputs"], raw, strict=True)})
     (job_dir / "done.json").write_text(json.dumps({

@@ -210,8 +210,8 @@ def convert_outputs(
         else:
             arr = np.asarray(values, dtype=np.int64).reshape(-1)
             if port.signed and port.width:
-                half = np.int64(1 << (port.width - 1))
-                arr = (arr ^ half) - half
+                half_i64 = np.int64(1 << (port.width - 1))
+                arr = (arr ^ half_i64) - half_i64
         result[name] = arr
     return result
 
@@ -220,7 +220,7 @@ def check_expected(
     ports: Mapping[str, Port], stimulus: Stimulus, outputs: Mapping[str, np.ndarray]
 ) -> None:
     """Raise :class:`SimulationError` for the first mismatch (lowest cycle, then port order)."""
-    first: tuple[int, int, str] | None = None
+    first: tuple[int, int, str, int] | None = None  # cycle, port order, port, expected
     for order, name in enumerate(stimulus.outputs):
         want = stimulus.expected.get(name)
         if want is None:
@@ -230,12 +230,11 @@ def check_expected(
         for k, w in enumerate(want):
             if w is not None and (int(got[k]) & mask) != w:
                 if first is None or (k, order) < first[:2]:
-                    first = (k, order, name)
+                    first = (k, order, name, w)
                 break
     if first is not None:
-        k, _, name = first
+        k, _, name, expected = first
         port = ports[name]
-        expected = stimulus.expected[name][k]
         if port.signed and expected >> (port.width - 1):
             expected -= 1 << port.width
         raise SimulationError("output mismatch", signal=name, cycle=k, expected=expected,

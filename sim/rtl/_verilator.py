@@ -204,7 +204,9 @@ def run_verilator(
         with atomic_path(waveform) if waveform is not None else nullcontext() as wave_tmp:
             inputs = stimulus.inputs
             widths = {name: port.width for name, port in ports.items()}
-            np.savez(job_dir / "stimulus.npz", **{
+            # allow_pickle=True is savez's default, spelt out so a type checker does not
+            # match the unpacked arrays against that keyword.
+            np.savez(job_dir / "stimulus.npz", allow_pickle=True, **{
                 name: (np.array([format(v, "x") for v in values], dtype=np.str_)
                        if widths[name] > 64 else np.array(values, dtype=np.uint64))
                 for name, values in inputs.items()})

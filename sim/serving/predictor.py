@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ...errors import ConfigError
 
@@ -85,7 +86,7 @@ class ConfusionPredictor:
     buckets: Buckets
     accuracy: float = 0.986
     decay: float = 0.5
-    _matrix: np.ndarray = field(default=None, repr=False, compare=False)
+    _matrix: NDArray[np.float64] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not 0 <= self.accuracy <= 1:

@@ -167,11 +167,11 @@ def generate_requests(
     if not isinstance(n, (int, np.integer)) or n < 1:
         raise ConfigError(f"number of requests must be a positive integer, not {n!r}",
                           field="requests")
-    if dataset not in DATASETS and (prompt is None or output is None):
-        raise ConfigError(f"unknown dataset '{dataset}'", field="dataset", allowed=sorted(DATASETS))
-    rng = np.random.default_rng(seed)
     p_dist, o_dist = DATASETS.get(dataset, (None, None))
     p_dist, o_dist = prompt or p_dist, output or o_dist
+    if p_dist is None or o_dist is None:
+        raise ConfigError(f"unknown dataset '{dataset}'", field="dataset", allowed=sorted(DATASETS))
+    rng = np.random.default_rng(seed)
     if rate_per_s is None:
         arrivals = np.zeros(n)
     elif arrival == "poisson":
@@ -206,7 +206,8 @@ def load_trace(path: str | Path) -> RequestSet:
                 for c in cols:
                     text = row.get(c)
                     try:
-                        value = float(text) if c == "arrival_s" else int(text)
+                        # A short row gives None, which fails like an empty cell.
+                        value = float(text or "") if c == "arrival_s" else int(text or "")
                     except (TypeError, ValueError):
                         raise ConfigError(f"line {lineno}: {c} = {text!r} is not "
                                           f"{'a number' if c == 'arrival_s' else 'an integer'}",

@@ -117,9 +117,10 @@ def gemm_tile_shape(kern: object) -> tuple[int, int, int]:
                           field="accelerators.kernel")
     arrays = [kern.array_types.get(p) for p in kern.param_names]
     shapes = [a.shape if a is not None else None for a in arrays]
-    ok = len(shapes) == 4 and all(s is not None and len(s) == 2 for s in shapes)
+    pairs = [s for s in shapes if s is not None and len(s) == 2]
+    ok = len(shapes) == 4 and len(pairs) == 4
     if ok:
-        (m, k), (n, k2), acc, out = shapes  # type: ignore[misc]
+        (m, k), (n, k2), acc, out = pairs
         ok = k == k2 and acc == (m, n) and out == (m, n)
     if not ok:
         raise ConfigError(f"kernel '{kern.name}' has arguments "
@@ -143,7 +144,7 @@ def _load_design(target: str, tile: tuple[int, int, int] | None, clock_ns: float
                               field="accelerators.tile")
         obj = obj(m=tile[0], k=tile[1], n=tile[2])
     shape = gemm_tile_shape(obj)
-    kern: Kernel = obj  # type: ignore[assignment]
+    kern: Kernel = obj
     if tile is not None and tuple(tile) != shape:
         raise ConfigError(f"tile {list(tile)} differs from kernel '{kern.name}''s static tile "
                           f"{list(shape)}", field="accelerators.tile")
@@ -176,7 +177,7 @@ def _load_callable(target: str) -> GemmCycles:
     if not callable(fn):
         raise ConfigError(f"cycles model '{target}' is not callable",
                           field="accelerators.cycles_model")
-    return fn  # type: ignore[return-value]
+    return fn
 
 
 def make_accelerator_model(config: AcceleratorConfig,

@@ -262,7 +262,7 @@ def _plan_conv(op: Operator, spads: ScratchpadConfig, eb: float,
                                       output_bytes=ks * hs * ow * eb)))
                     jobs.append(Job(tuple(steps), output_bytes=ks * hs * ow * eb))
     # The CPU tiles every distinct input and weight tile once (SMAUG's tiled tensors).
-    seen: set[tuple] = set()
+    seen: set[tuple | None] = set()  # Step.weight_key is Optional
     for job in jobs:
         for st in job.steps:
             for key, nbytes in ((st.input_key, st.input_bytes), (st.weight_key, st.weight_bytes)):
@@ -284,7 +284,7 @@ def _plan_gemm(op: Operator, spads: ScratchpadConfig, eb: float, *, m: int, k: i
     if t is None:
         raise _no_tiling(op, spads)
     jobs: list[Job] = []
-    seen: set[tuple] = set()
+    seen: set[tuple | None] = set()  # Step.weight_key is Optional
     prep = 0.0
     per_job_vec = extra_vector_ops / max(repeats * t.n_rows * t.n_cols, 1)
     for rep in range(repeats):

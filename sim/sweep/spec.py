@@ -31,7 +31,7 @@ import itertools
 import json
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -72,7 +72,8 @@ class Expression:
         The field reported in errors (``constraints[0]``, ``filter``).
     """
 
-    def __init__(self, text: str, *, names: Any = None, field: str = "expression") -> None:
+    def __init__(self, text: str, *, names: Iterable[str] | None = None,
+                 field: str = "expression") -> None:
         self.text = text
         self.field = field
         try:
