@@ -22,10 +22,11 @@ ceil(n / N)`` invocations: edge blocks are zero-padded to the full tile, and the
 blocks run back to back with the partial sums passed ping-pong from ``c`` to the next
 invocation's ``acc``. The tiler prefers blocks that are multiples of the kernel tile
 (``tile_align``), so padding is left only where a whole dimension is not a multiple (a
-batch-1 layer's single row fills 1 of ``M`` rows). Each invocation costs the Design's
-predicted cycles (``Design.cycles``, equal to its RTL's measured cycles: the cross-check in
-the tests) and ``Design.estimate().energy_j`` (its operators and its own memory accesses, so
-the engine does not charge scratchpad reads for its compute again). Moving operands between
+batch-1 layer's single row fills 1 of ``M`` rows). Each invocation costs what the Design
+answers through the hardware-model interface, ``Design.operator_cost()``: its predicted
+cycles (equal to its RTL's measured cycles: the cross-check in the tests) and its estimated
+energy (its operators and its own memory accesses, so the engine does not charge scratchpad
+reads for its compute again). Moving operands between
 the scratchpads and the kernel's memories is not modelled (the kernel's arrays are taken to
 be the scratchpads' tile views), nor is the one-cycle start handshake between invocations.
 It runs at ``1 / max(clock_ns, critical path)``.
@@ -46,6 +47,7 @@ from ...hw.models import (
     CPUModel,
     DSLModel,
     GemmCycles,
+    OperatorCost,
     SMVModel,
     SystolicModel,
     TileModel,
@@ -75,33 +77,35 @@ AcceleratorModel = TileModel
 
 @dataclass(frozen=True, eq=False)
 class DesignTile:
-    """A compiled DSL ``Design`` as a :class:`~archsim.hw.models.CompiledTile`: its predicted
-    cycles and estimated energy of one invocation, at ``1 / max(clock_ns, critical path)``."""
+    """A compiled DSL ``Design`` as a :class:`~archsim.hw.models.CompiledTile`: the design's
+    own answer through the hardware-model interface (``Design.operator_cost()``: predicted
+    cycles and estimated energy of one invocation) at its achieved clock,
+    ``1 / max(clock_ns, critical path)``."""
 
     design: Design
 
     @property
     def invocation_cycles(self) -> int:
-        return _design_figures(self.design)[0]
+        cycles = _invocation_cost(self.design).cycles
+        assert cycles is not None  # a Design's cost always has cycles (it has a clock)
+        return cycles
 
     @property
     def invocation_energy_j(self) -> float:
-        return _design_figures(self.design)[1]
+        return _invocation_cost(self.design).energy_j
 
     @property
     def frequency_hz(self) -> float:
-        return 1e9 / max(self.design.clock_ns, self.design.critical_path_ns())
+        return 1e9 / self.design.achieved_clock_ns()
 
 
 @lru_cache(maxsize=64)
-def _design_figures(design: Design) -> tuple[int, float]:
-    # The model view's cycles; array contents do not matter (static bounds), hence None.
-    cycles = design.cycles(*([None] * len(design.kernel.param_names)))
-    est = design.estimate()
-    if est.energy_j is None:
-        raise ConfigError(f"kernel '{design.kernel.name}' has no static energy estimate; "
-                          f"{_CONTRACT}", field="accelerators.kernel")
-    return int(cycles), float(est.energy_j)
+def _invocation_cost(design: Design) -> OperatorCost:
+    try:
+        return design.operator_cost()
+    except ConfigError as exc:
+        raise ConfigError(f"{exc.reason}; {_CONTRACT}",
+                          field="accelerators.kernel") from None
 
 
 _CONTRACT = ("a GEMM-tile kernel takes four arrays a[M, K], w[N, K], acc[M, N], c[M, N] "
