@@ -50,7 +50,8 @@ from .config import (
     parse_accelerator,
 )
 from .energy import ENERGY_COMPONENTS, EnergyBreakdown, energy_breakdown, soc_area_mm2
-from .engine import EventQueue, Server, simulate
+from .engine import simulate
+from .events import EventQueue, Server
 from .results import CATEGORIES, OperatorRecord, SocResult, TransferTotals, attribute
 from .tiling import Job, LoopTiling, OperatorPlan, ScratchpadTiler, Step, best_tiling, plan_operator
 

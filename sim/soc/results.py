@@ -18,10 +18,10 @@ import numpy as np
 from ...outputs import save_figure, write_csv, write_json
 from .config import AcceleratorConfig, DSLAcceleratorConfig, SoCConfig
 from .energy import EnergyBreakdown, energy_breakdown
+from .events import Server
 
 if TYPE_CHECKING:
     from ...compilers.graph import WorkloadGraph
-    from .engine import Server
     from .tiling import OperatorPlan
 
 __all__ = ["CATEGORIES", "TransferTotals", "OperatorRecord", "SocResult", "attribute",
