@@ -23,7 +23,7 @@ import inspect
 import sys
 import textwrap
 import types
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -364,8 +364,8 @@ class Kernel:
     return_types : list of HWType or None
     """
 
-    def __init__(self, fn: types.FunctionType) -> None:
-        if not isinstance(fn, types.FunctionType):
+    def __init__(self, fn: Callable[..., object]) -> None:
+        if not isinstance(fn, types.FunctionType):  # a def: its source and code are read
             raise TypeError("@kernel decorates a function")
         self.fn = fn
         self.name = fn.__name__
@@ -559,6 +559,6 @@ class Kernel:
         return f"<kernel {self.name}>"
 
 
-def kernel(fn: types.FunctionType) -> Kernel:
+def kernel(fn: Callable[..., object]) -> Kernel:
     """Decorate a function as an accelerator kernel (see the module docstring)."""
     return Kernel(fn)

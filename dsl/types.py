@@ -321,12 +321,12 @@ class ElementFormat(Protocol):
         """Storage bits of one element code."""
         ...
 
-    def encode(self, x: Any) -> Any:
+    def encode(self, x: Any) -> object:
         """Values -> codes (an integer array, or a typed object with metadata)."""
         ...
 
-    def decode(self, codes: Any) -> Any:
-        """What :meth:`encode` returned -> float values."""
+    def decode(self, codes: Any) -> object:
+        """What :meth:`encode` returned -> float values (array-like)."""
         ...
 
 
