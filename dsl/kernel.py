@@ -23,7 +23,7 @@ import inspect
 import sys
 import textwrap
 import types
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ import numpy as np
 from ..errors import DSLError
 from .types import (
     Bool,
+    ElementType,
     FormatType,
     HWType,
     HWValue,
@@ -81,7 +82,7 @@ class KernelFacts:
 class ArrayType:
     """``Array[T, shape]``: an array argument of element type ``T``."""
 
-    elem: Any
+    elem: ElementType
     shape: tuple[int, ...]
 
     @property
@@ -103,10 +104,10 @@ class _ArrayFactory:
     def __getitem__(self, item: Any) -> ArrayType:
         if not isinstance(item, tuple) or len(item) < 2:
             raise TypeError("write Array[T, n] or Array[T, n, m] (or Array[T, (n, m)])")
-        elem, *dims = item
+        given, *dims = item
         if len(dims) == 1 and isinstance(dims[0], tuple):
             dims = list(dims[0])
-        elem = as_element_type(elem)
+        elem = as_element_type(given)
         if not is_element_type(elem):
             raise TypeError(f"Array element type must be a hardware type or number format, "
                             f"not {elem!r}")
@@ -184,7 +185,7 @@ class GoldenArray:
 
     __slots__ = ("_raw", "_t", "_name", "_shape", "_prefix")
 
-    def __init__(self, raw: np.ndarray, elem: Any, name: str, shape: tuple[int, ...],
+    def __init__(self, raw: np.ndarray, elem: ElementType, name: str, shape: tuple[int, ...],
                  prefix: tuple[int, ...] = ()) -> None:
         self._raw, self._t, self._name, self._shape, self._prefix = raw, elem, name, shape, prefix
 
@@ -199,7 +200,7 @@ class GoldenArray:
                                filename=frame.f_code.co_filename, lineno=frame.f_lineno)
         return full
 
-    def __getitem__(self, key: Any) -> Any:
+    def __getitem__(self, key: Any) -> GoldenArray | HWValue | float:
         idx = self._index(key)
         if len(idx) < len(self._shape):
             return GoldenArray(self._raw, self._t, self._name, self._shape, idx)
@@ -363,8 +364,8 @@ class Kernel:
     return_types : list of HWType or None
     """
 
-    def __init__(self, fn: types.FunctionType) -> None:
-        if not isinstance(fn, types.FunctionType):
+    def __init__(self, fn: Callable[..., object]) -> None:
+        if not isinstance(fn, types.FunctionType):  # a def: its source and code are read
             raise TypeError("@kernel decorates a function")
         self.fn = fn
         self.name = fn.__name__
@@ -558,6 +559,6 @@ class Kernel:
         return f"<kernel {self.name}>"
 
 
-def kernel(fn: types.FunctionType) -> Kernel:
+def kernel(fn: Callable[..., object]) -> Kernel:
     """Decorate a function as an accelerator kernel (see the module docstring)."""
     return Kernel(fn)

@@ -47,9 +47,12 @@ import math
 import operator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeGuard
 
 import numpy as np
+
+if TYPE_CHECKING:  # annotations only: the formats import this module's siblings lazily
+    from .formats import AdaptivFloat, FloatFormat
 
 __all__ = [
     "HWType",
@@ -68,6 +71,8 @@ __all__ = [
     "hw_max",
     "FormatType",
     "as_element_type",
+    "ElementFormat",
+    "ElementType",
 ]
 
 #: Overflow behaviours of a destination type.
@@ -304,17 +309,38 @@ def div_types(a: HWType, b: HWType) -> tuple[HWType, HWType]:
     return q, r
 
 
-def is_element_type(t: Any) -> bool:
+class ElementFormat(Protocol):
+    """What a golden-only array element format needs: storage bits, ``encode``, ``decode``.
+
+    Every :class:`~archsim.dsl.formats.Format` has them; any other object with the three
+    attributes is accepted too (duck typing, see :func:`is_element_type`).
+    """
+
+    @property
+    def bits(self) -> int:
+        """Storage bits of one element code."""
+        ...
+
+    def encode(self, x: Any) -> object:
+        """Values -> codes (an integer array, or a typed object with metadata)."""
+        ...
+
+    def decode(self, codes: Any) -> object:
+        """What :meth:`encode` returned -> float values (array-like)."""
+        ...
+
+
+def is_element_type(t: object) -> TypeGuard[ElementType]:
     """True for a DSL element type: an :class:`HWType` or a number format object."""
     if isinstance(t, (HWType, FormatType)):
         return True
     return all(hasattr(t, name) for name in ("bits", "encode", "decode"))
 
 
-def as_element_type(t: Any) -> Any:
+def as_element_type(t: object) -> object:
     """The element type ``Array[t, ...]`` (or a scalar annotation) stands for: ``bool`` becomes
     :data:`Bool`, small fixed-scale float formats a :class:`FormatType`; everything else is
-    returned as is."""
+    returned as is (check it with :func:`is_element_type`: this only converts)."""
     from .formats import FloatFormat
 
     if t is bool:  # Python's bool is the DSL's one-bit unsigned type
@@ -352,7 +378,7 @@ class FormatType:
     with ``overflow="saturate"``), and the ROM maps them to 0.
     """
 
-    format: Any
+    format: FloatFormat | AdaptivFloat
     exp_bias: int | None = None
 
     #: Largest code width accepted (a decode ROM of 2**8 entries).
@@ -390,6 +416,8 @@ class FormatType:
         from .formats import AdaptivFloat, AdaptivFloatEncoding
 
         if isinstance(self.format, AdaptivFloat):
+            if self.exp_bias is None:  # __post_init__ requires it for AdaptivFloat
+                raise AssertionError(f"{self.format.name} FormatType without an exp_bias")
             enc = AdaptivFloatEncoding(codes=codes.astype(np.uint8), exp_bias=self.exp_bias)
             return np.asarray(self.format.decode(enc), dtype=np.float64)
         return np.asarray(self.format.decode(codes), dtype=np.float64)
@@ -457,6 +485,10 @@ class FormatType:
 # --------------------------------------------------------------------------------------------
 # Values
 # --------------------------------------------------------------------------------------------
+
+
+#: An array element type: a hardware type, a kernel format type, or a golden-only format.
+ElementType = HWType | FormatType | ElementFormat
 
 
 def _coerce(x: Any) -> HWValue:
@@ -616,12 +648,12 @@ class HWValue:
     def __ge__(self, o: Any) -> bool:
         return self._cmp(o, operator.ge)
 
-    def __eq__(self, o: Any) -> bool:  # type: ignore[override]
+    def __eq__(self, o: Any) -> bool:
         if isinstance(o, float):
             return self.value == o
         return self._cmp(o, operator.eq)
 
-    def __ne__(self, o: Any) -> bool:  # type: ignore[override]
+    def __ne__(self, o: Any) -> bool:
         return not self.__eq__(o)
 
     def __hash__(self) -> int:

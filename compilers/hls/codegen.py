@@ -27,7 +27,7 @@ they compute or ``<op>_L<line>``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from amaranth.hdl import Array, Cat, Const, Module, Mux, Shape, Signal, Value, signed, unsigned
 from amaranth.lib import wiring
@@ -132,6 +132,15 @@ class HLSComponent(wiring.Component):
         return _Builder(self).build()
 
 
+class _MulBinding(NamedTuple):
+    """One product bound to a shared multiplier: its inputs while ``active``, its output."""
+
+    node: Node
+    operands: list[Value]
+    active: Value
+    out: Signal
+
+
 class _Port:
     """Named copies of a memory port's signals (``en`` for a write port only)."""
 
@@ -213,7 +222,7 @@ class _Builder:
         self.loopvars: dict[int, Signal] = {}
         self.fsmvar: dict[str, Signal] = {}
         self._collect_loops(ir.body)
-        self.mul_bindings: dict[int, list[tuple[Node, Value]]] = {}
+        self.mul_bindings: dict[int, list[_MulBinding]] = {}
         self._div_setup(regions)
         for r in regions:
             self.region(r)
@@ -246,10 +255,10 @@ class _Builder:
         if b.kind == "const":
             return Const(b.value)
         if b.kind == "arg":
-            return ovr.get(("arg", b.value), self.args[b.value])
+            return ovr.get(("arg", b.name), self.args[b.name])
         if b.kind == "var":
-            return ovr.get(("var", b.value), self.fsmvar[b.value])
-        left, right = self.bound(b.left, ovr), self.bound(b.right, ovr)
+            return ovr.get(("var", b.name), self.fsmvar[b.name])
+        left, right = (self.bound(side, ovr) for side in b.operands)
         return left + right if b.kind == "add" else left - right
 
     # ---- FSM ----------------------------------------------------------------------------
@@ -296,10 +305,11 @@ class _Builder:
                 if id(seg) in self.slot:
                     m.d.sync += self.slot[id(seg)].eq(0)
                 if seg.is_loop:
-                    m.d.sync += self.loopvars[id(seg)].eq(self.bound(seg.start, ovr))
+                    m.d.sync += self.loopvars[id(seg)].eq(self.bound(seg.loop_bounds()[0], ovr))
             trip = seg.static_trip()
             if trip is None:
-                with m.If(self.bound(seg.start, ovr) < self.bound(seg.stop, ovr)):
+                start, stop = seg.loop_bounds()  # no static trip count: a loop
+                with m.If(self.bound(start, ovr) < self.bound(stop, ovr)):
                     enter()
                 with m.Else():
                     self.goto(segs, k + 1, cont, ovr)
@@ -362,15 +372,15 @@ class _Builder:
             cond = cond & (slot == 0)
         m.d.comb += issue.eq(cond)
         if r.is_loop:
-            iv = Signal(shape_of(r.var_type), name=r.var)
+            iv = Signal(shape_of(r.counter_type), name=r.var)
             self.loopvars[id(r)] = iv
             nxt = iv + r.step
-            last0 = nxt >= self.bound(r.stop, {})
+            last0 = nxt >= self.bound(r.loop_bounds()[1], {})
             with m.If(issue):
                 m.d.sync += iv.eq(nxt)
             ivals = [iv]
             for t in range(1, depth):
-                s = Signal(shape_of(r.var_type), name=f"{r.var}_s{t}")
+                s = Signal(shape_of(r.counter_type), name=f"{r.var}_s{t}")
                 m.d.sync += s.eq(ivals[-1])
                 ivals.append(s)
             self.ivals[id(r)] = ivals
@@ -392,10 +402,10 @@ class _Builder:
         self.exit_sig[id(r)] = lastv[-1]
         if r.is_while:
             # the iteration whose condition is false (or the N-th) ends the loop
-            ex = self.sched.node(r.exit)
+            ex = self.sched.node(r.exit_node)
             te = ex.cycle + ex.latency  # a multi-cycle compare: its registered result
             fin = Signal(name=f"{rn}_exit")
-            m.d.comb += fin.eq(valid[te] & self.val(r.exit, te, r))
+            m.d.comb += fin.eq(valid[te] & self.val(r.exit_node, te, r))
             with m.If(fin):
                 m.d.sync += issuing.eq(0)
             cur: Value = fin
@@ -486,7 +496,7 @@ class _Builder:
             unit = self.sched.node(n).unit
             if self.c.mul_units is not None and unit is not None and not is_const_mul(n):
                 self.mul_bindings.setdefault(unit, []).append(
-                    (n, ops, self.valid[id(r)][t], w))
+                    _MulBinding(n, ops, self.valid[id(r)][t], w))
                 return w
             e = ops[0] * ops[1]
         elif k == "shl":
@@ -520,11 +530,11 @@ class _Builder:
     def _mul_units(self) -> None:
         m = self.m
         for unit, binds in sorted(self.mul_bindings.items()):
-            signed_any = any(a.vtype.signed for n, *_ in binds for a in n.args)
+            signed_any = any(a.vtype.signed for bd in binds for a in bd.node.args)
             wa = max(a.vtype.width + (1 if signed_any and not a.vtype.signed else 0)
-                     for n, *_ in binds for a in n.args[:1])
+                     for bd in binds for a in bd.node.args[:1])
             wb = max(a.vtype.width + (1 if signed_any and not a.vtype.signed else 0)
-                     for n, *_ in binds for a in n.args[1:2])
+                     for bd in binds for a in bd.node.args[1:2])
             mk = signed if signed_any else unsigned
             a = Signal(mk(wa), name=f"mul{unit}_a")
             b = Signal(mk(wb), name=f"mul{unit}_b")

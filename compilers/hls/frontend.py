@@ -79,12 +79,8 @@ class Lowering:
         self.k = kern
         self.src = Source.of(kern)
         self.types = TypeInference(kern.scalar_types)
-        self.b = IRBuilder(self.types, {
-            n: ArrayInfo(name=n, elem=t.elem.code_type if isinstance(t.elem, FormatType) else
-                         t.elem, shape=t.shape,
-                         fmt=t.elem if isinstance(t.elem, FormatType) else None)
-            for n, t in kern.array_types.items()
-        })
+        self.b = IRBuilder(self.types, {n: _array_info(kern, n, t)
+                                        for n, t in kern.array_types.items()})
         self.scope = Scope()
         self.inl = Inliner(self)
 
@@ -149,13 +145,12 @@ class Lowering:
         elif isinstance(s, ast.Return):
             self.return_(s)
         elif isinstance(s, ast.Expr):
-            if isinstance(s.value, ast.Call) and self.resolve(s.value.func) is \
-                    _partition:
+            fn = self.resolve(s.value.func) if isinstance(s.value, ast.Call) else None
+            if isinstance(s.value, ast.Call) and fn is _partition:
                 self.partition(s.value)
-            elif isinstance(s.value, ast.Call) and isinstance(self.resolve(s.value.func),
-                                                              Kernel):
+            elif isinstance(s.value, ast.Call) and isinstance(fn, Kernel):
                 self.inl.stmt_call = s.value  # `f(...)` for its side effects on arrays
-                self.inl.inline(self.resolve(s.value.func), s.value, want=False)
+                self.inl.inline(fn, s.value, want=False)
             elif isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
                 pass  # a string used as a comment
             else:
@@ -188,9 +183,10 @@ class Lowering:
                                "copy it to a variable first")
             if name in self.scope.fsm_vars or name == self.scope.region_var or name in self.scope.alias:
                 raise self.err(target, f"cannot assign to loop variable '{name}'")
-            if isinstance(value, ast.Call) and not value.args and not value.keywords and \
-                    isinstance(self.resolve(value.func), ArrayType):
-                self.local_array(name, self.resolve(value.func), at)
+            made = self.resolve(value.func) if isinstance(value, ast.Call) and \
+                not value.args and not value.keywords else None
+            if isinstance(made, ArrayType):  # `buf = Array[T, n]()`
+                self.local_array(name, made, at)
                 return
             if isinstance(value, ast.Call) and isinstance(self.resolve(value.func), Kernel):
                 self.inl.stmt_call = value  # `x = f(...)`: f may contain loops
@@ -250,6 +246,8 @@ class Lowering:
                 return
             if s.value is None or isinstance(s.value, ast.Tuple):
                 raise self.err(s, "an inlined kernel returns one value, as its last statement")
+            if self.inl.frame.ret_type is None:  # Inliner.inline sets it whenever `want`
+                raise AssertionError("an inlined call whose value is used has no return type")
             self.inl.frame.ret = self.cast(self.expr(s.value), self.inl.frame.ret_type, s)
             self.scope.returned = True
             return
@@ -322,15 +320,18 @@ class Lowering:
             fn = self.resolve(it.func)
             kw = {k.arg: self.static(k.value) for k in it.keywords}
             if fn is _pipeline:
-                mode, ii = "pipeline", kw.get("ii", 1)
-                if not isinstance(ii, int) or ii < 1:
-                    raise self.err(it, f"ii must be a positive int, not {ii!r}")
+                ii_given = kw.get("ii", 1)
+                if not isinstance(ii_given, int) or ii_given < 1:
+                    raise self.err(it, f"ii must be a positive int, not {ii_given!r}")
+                mode, ii = "pipeline", ii_given
             elif fn is _unroll:
-                mode, factor = "unroll", kw.get("factor")
+                f_given = kw.get("factor")
                 if len(it.args) > 1:
-                    factor = self.static(it.args[1])
-                if factor is not None and (not isinstance(factor, int) or factor < 1):
-                    raise self.err(it, f"unroll factor must be a positive int, not {factor!r}")
+                    f_given = self.static(it.args[1])
+                if f_given is not None and (not isinstance(f_given, int) or f_given < 1):
+                    raise self.err(it, f"unroll factor must be a positive int, not "
+                                   f"{f_given!r}")
+                mode, factor = "unroll", f_given if isinstance(f_given, int) else None
             else:
                 raise self.err(it, "a loop iterates over range(...), pipeline(range(...), ii=k) "
                                "or unroll(range(...), factor=k)")
@@ -346,9 +347,10 @@ class Lowering:
         stop = self.bound(a[1] if len(a) > 1 else a[0])
         step = 1
         if len(a) == 3:
-            step = self.static(a[2])
-            if not isinstance(step, int) or step < 1:
+            step_given = self.static(a[2])
+            if not isinstance(step_given, int) or step_given < 1:
                 raise self.err(a[2], "the range step must be a positive constant")
+            step = step_given
         return s.target.id, start, stop, step, mode, ii, factor
 
     def bound(self, e: ast.expr) -> Bound:
@@ -559,7 +561,7 @@ class Lowering:
         self.scope.in_if -= 1
 
     # ----- expressions -------------------------------------------------------------------
-    def resolve(self, e: ast.expr) -> Any:
+    def resolve(self, e: ast.expr) -> object:
         """Evaluate a compile-time expression (a global name, attribute or call of those)."""
         try:
             code = compile(ast.Expression(body=e), self.src.filename, "eval")
@@ -567,7 +569,7 @@ class Lowering:
         except Exception:
             return None
 
-    def static(self, e: ast.expr) -> Any:
+    def static(self, e: ast.expr) -> object:
         if isinstance(e, ast.Constant):
             return e.value
         if isinstance(e, ast.Name) and e.id in self.scope.alias and self.scope.alias[e.id][0] is None:
@@ -784,7 +786,10 @@ class Lowering:
                 return self.b.const(fn(arg.value))
             return self.cast(self.expr(arg), fn, e)
         if isinstance(fn, Kernel):
-            return self.inl.inline(fn, e)
+            value = self.inl.inline(fn, e)
+            if value is None:  # inline(want=True) raises unless the callee returns a value
+                raise AssertionError(f"inlined kernel '{fn.name}' gave no value")
+            return value
         what = fname or ast.unparse(e.func)
         raise self.err(e, f"call of '{what}' is not supported in a kernel",
                        "kernels may call min, max, abs and type conversions like Int(8)(x)")
@@ -840,12 +845,12 @@ class Lowering:
                                f"'{info.name}' this access uses", "index it as "
                                f"a[u * {dd} + i] with u constant (unrolled) and i in "
                                f"[0, {dd})")
-            bank = rng[0] // dd
-            if not bank:
+            block = rng[0] // dd
+            if not block:
                 return 0, flat
             if dd & (dd - 1) == 0:  # the offset is the low bits: wiring
-                return bank, self.cast(flat, UInt(max(1, dd.bit_length() - 1)), at)
-            return bank, self.binop("sub", flat, self.b.const(bank * dd), at)
+                return block, self.cast(flat, UInt(max(1, dd.bit_length() - 1)), at)
+            return block, self.binop("sub", flat, self.b.const(block * dd), at)
         bank = self.static_residue(flat, info.banks)
         if bank is None:
             raise self.err(at, f"cannot tell which bank of partitioned array '{info.name}' "
@@ -860,6 +865,14 @@ class Lowering:
             return self.binop("shl", i, self.b.const(c.bit_length() - 1), at)
         return self.binop("mul", i, self.b.const(c), at)
 
+    def loop_range(self) -> tuple[Bound, Bound, int]:
+        """``(start, stop, step)`` of the innermost loop being lowered (where "ivar" nodes
+        live)."""
+        reg = self.b.region
+        if reg is None or reg.start is None or reg.stop is None:
+            raise AssertionError("a loop-variable node outside a loop region")
+        return reg.start, reg.stop, reg.step
+
     def value_range(self, n: Node) -> tuple[int, int] | None:
         """Smallest and largest value ``n`` can take, when known statically."""
         if n.kind == "const":
@@ -867,7 +880,7 @@ class Lowering:
             return v, v
         if n.kind == "ivar" or (n.kind == "var" and n.attrs["var"] in self.scope.fsm_ranges):
             start, stop, step = self.scope.fsm_ranges[n.attrs["var"]] if n.kind == "var" else \
-                (self.b.region.start, self.b.region.stop, self.b.region.step)
+                self.loop_range()
             if not (start.is_const and stop.is_const):
                 return None
             lo, hi = start.evaluate({}), stop.evaluate({})
@@ -903,9 +916,9 @@ class Lowering:
                 (1 << n.vtype.width) % m == 0:
             return self.static_residue(n.args[0], m)  # wrapping keeps residues mod 2**k
         if n.kind == "ivar":
-            reg = self.b.region
-            if reg.start.is_const and reg.step % m == 0:
-                return reg.start.evaluate({}) % m
+            start, _, step = self.loop_range()
+            if start.is_const and step % m == 0:
+                return start.evaluate({}) % m
             return None
         if n.kind == "add" or n.kind == "sub":
             a, b = (self.static_residue(x, m) for x in n.args)
@@ -951,6 +964,17 @@ def _assigned_names(stmts: list[ast.stmt]) -> set[str]:
 
 
 _CACHE: weakref.WeakKeyDictionary[Kernel, KernelIR] = weakref.WeakKeyDictionary()
+
+
+def _array_info(kern: Kernel, name: str, t: ArrayType) -> ArrayInfo:
+    """The memory of array argument ``name``: a format array stores its codes."""
+    if isinstance(t.elem, FormatType):
+        return ArrayInfo(name=name, elem=t.elem.code_type, shape=t.shape, fmt=t.elem)
+    if isinstance(t.elem, HWType):
+        return ArrayInfo(name=name, elem=t.elem, shape=t.shape)
+    # compile_kernel and Kernel.lowerable keep golden-only formats away from the frontend
+    raise DSLError(f"array '{name}': element type {getattr(t.elem, 'name', t.elem)} has no "
+                   "hardware lowering yet", filename=kern.filename, lineno=kern.line0)
 
 
 def lower(kern: Kernel) -> KernelIR:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from ...dsl.kernel import Kernel, unroll
 from ...dsl.types import HWType
@@ -32,9 +32,9 @@ class Lowerer(Protocol):
     b: IRBuilder
     types: TypeInference
 
-    def resolve(self, e: ast.expr) -> Any: ...
+    def resolve(self, e: ast.expr) -> object: ...
 
-    def static(self, e: ast.expr) -> Any: ...
+    def static(self, e: ast.expr) -> object: ...
 
     def expr(self, e: ast.expr) -> Node: ...
 
@@ -154,7 +154,10 @@ class Inliner:
                             rng = it.args[0]
                             assert isinstance(rng, ast.Call)
                             vals = [low.static(a) for a in rng.args]
-                            if isinstance(f, int) and f >= len(range(*vals)):
+                            ints = [v for v in vals if isinstance(v, int)]
+                            # non-int bounds: the frontend rejects the loop later
+                            if isinstance(f, int) and len(ints) == len(vals) and \
+                                    f >= len(range(*ints)):
                                 continue
                         except DSLError:
                             pass

@@ -92,6 +92,20 @@ class Bound:
         assert self.left is not None and self.right is not None
         return self.left.is_const and self.right.is_const
 
+    @property
+    def name(self) -> str:
+        """The argument or variable an ``"arg"`` or ``"var"`` bound reads."""
+        if self.kind not in ("arg", "var") or not isinstance(self.value, str):
+            raise AssertionError(f"a {self.kind!r} bound reads no name")
+        return self.value
+
+    @property
+    def operands(self) -> tuple[Bound, Bound]:
+        """The two sides of an ``"add"`` or ``"sub"`` bound."""
+        if self.left is None or self.right is None:
+            raise AssertionError(f"a {self.kind!r} bound has no operands")
+        return self.left, self.right
+
     def names(self) -> set[str]:
         """Argument/variable names the bound reads."""
         if self.kind in ("arg", "var"):
@@ -155,8 +169,28 @@ class Region:
         loop, its bound ``max_iter``)."""
         if not self.is_loop:
             return 1
-        assert self.start is not None and self.stop is not None
-        return trip_count(self.start.evaluate(env), self.stop.evaluate(env), self.step)
+        start, stop = self.loop_bounds()
+        return trip_count(start.evaluate(env), stop.evaluate(env), self.step)
+
+    def loop_bounds(self) -> tuple[Bound, Bound]:
+        """``(start, stop)`` of a loop region (straight-line code has none: asking is a bug)."""
+        if self.start is None or self.stop is None:
+            raise AssertionError(f"region {self.name} is not a loop: it has no bounds")
+        return self.start, self.stop
+
+    @property
+    def counter_type(self) -> HWType:
+        """The loop variable's type (of a loop region)."""
+        if self.var_type is None:
+            raise AssertionError(f"region {self.name} is not a loop: it has no counter")
+        return self.var_type
+
+    @property
+    def exit_node(self) -> Node:
+        """The node that ends a ``while bounded(...)`` loop after the current iteration."""
+        if self.exit is None:
+            raise AssertionError(f"region {self.name} is not a while loop: it has no exit")
+        return self.exit
 
     def static_trip(self) -> int | None:
         """The trip count if its bounds are constants (None for a while loop)."""

@@ -75,7 +75,7 @@ class AdaptivFloat(Format):
         """``exp_bias`` the tensor ``x`` gets: ``floor(log2 max|x|) - (2**e - 1)``."""
         a = np.abs(as_float64(x))
         amax = float(a.max()) if a.size else 0.0
-        exp_max = int(floor_log2(np.float64(amax))) if amax > 0 else 0
+        exp_max = int(floor_log2(np.asarray(amax))) if amax > 0 else 0
         return exp_max - (2**self.e - 1)
 
     def value_range(self, exp_bias: int) -> tuple[float, float]:

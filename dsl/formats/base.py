@@ -53,8 +53,12 @@ class Format(ABC):
     bits: int
 
     @abstractmethod
-    def encode(self, x: Any) -> Any:
-        """Encode an array into codes (an integer array, or a typed object with metadata)."""
+    def encode(self, x: Any) -> object:
+        """Encode an array into codes (an integer array, or a typed object with metadata).
+
+        Each format narrows the result type (an integer ndarray, or its encoding class);
+        through a plain :class:`Format` the result is only good for :meth:`decode`.
+        """
 
     @abstractmethod
     def decode(self, codes: Any) -> np.ndarray:

@@ -33,6 +33,8 @@ Special = Literal["ieee", "nan_only", "none"]
 Overflow = Literal["saturate", "inf", "nan"]
 _SPECIALS = ("ieee", "nan_only", "none")
 _OVERFLOWS = ("saturate", "inf", "nan")
+#: The overflow policy each kind of special codes implies when none is given.
+_DEFAULT_OVERFLOW: dict[str, Overflow] = {"ieee": "inf", "nan_only": "nan", "none": "saturate"}
 
 
 def _code_dtype(bits: int) -> type:
@@ -90,7 +92,7 @@ class FloatFormat(Format):
             raise ValueError(f"bias must be an integer, not {bias!r}")
         overflow = self.overflow
         if overflow is None:
-            overflow = {"ieee": "inf", "nan_only": "nan", "none": "saturate"}[self.special]
+            overflow = _DEFAULT_OVERFLOW[self.special]
         if overflow not in _OVERFLOWS:
             raise ValueError(f"overflow must be one of {_OVERFLOWS}, not {overflow!r}")
         if overflow == "inf" and self.special != "ieee":
@@ -105,9 +107,23 @@ class FloatFormat(Format):
 
     # -- derived constants -------------------------------------------------------------
     @property
+    def exponent_bias(self) -> int:
+        """``bias`` as an int: construction resolves its default, so it is never None."""
+        if self.bias is None:  # pragma: no cover - __post_init__ sets it
+            raise AssertionError(f"{self.name}: bias unresolved")
+        return self.bias
+
+    @property
+    def overflow_mode(self) -> Overflow:
+        """``overflow`` as resolved on construction (never None)."""
+        if self.overflow is None:  # pragma: no cover - __post_init__ sets it
+            raise AssertionError(f"{self.name}: overflow unresolved")
+        return self.overflow
+
+    @property
     def emin(self) -> int:
         """Exponent of the smallest normal number (``1 - bias``)."""
-        return 1 - self.bias
+        return 1 - self.exponent_bias
 
     @property
     def max_exp_field(self) -> int:
@@ -117,7 +133,7 @@ class FloatFormat(Format):
     @property
     def emax(self) -> int:
         """Exponent of the largest finite value."""
-        return self.max_exp_field - self.bias
+        return self.max_exp_field - self.exponent_bias
 
     @property
     def max_value(self) -> float:
@@ -184,11 +200,11 @@ class FloatFormat(Format):
         e = np.where(carry, e + 1, e)
         r = np.where(carry, 2**m, r)
         normal = r >= 2**m
-        exp_field = np.where(normal, e + self.bias, 0)
+        exp_field = np.where(normal, e + self.exponent_bias, 0)
         man_field = np.where(normal, r - 2**m, r)
         mag = (exp_field << m) | man_field
         over = mag > self._max_code()  # beyond the largest finite code (incl. exponent)
-        policy = "saturate" if self.rounding == "rtz" else self.overflow
+        policy = "saturate" if self.rounding == "rtz" else self.overflow_mode
         over_code = {"saturate": self._max_code(), "nan": self._nan_code(),
                      "inf": self._inf_code() if self.has_inf else 0}[policy]
         mag = np.where(over, over_code, mag)
@@ -217,7 +233,7 @@ class FloatFormat(Format):
         man_field = c & (2**m - 1)
         normal = exp_field > 0
         sig = np.where(normal, man_field + 2**m, man_field).astype(np.float64)
-        val = np.ldexp(sig, np.where(normal, exp_field - self.bias, self.emin) - m)
+        val = np.ldexp(sig, np.where(normal, exp_field - self.exponent_bias, self.emin) - m)
         top = exp_field == 2**self.exp_bits - 1
         if self.special == "ieee":
             val = np.where(top, np.where(man_field == 0, np.inf, np.nan), val)

@@ -90,7 +90,7 @@ class FixedPointElement(Format):
 INT8_ELEMENT = FixedPointElement()
 
 #: MX element formats by name, each in its saturating form.
-MX_ELEMENTS: dict[str, Format] = {
+MX_ELEMENTS: dict[str, FloatFormat | FixedPointElement] = {
     "fp8_e4m3": FP8_E4M3.with_(overflow="saturate", name="fp8_e4m3"),
     "fp8_e5m2": FP8_E5M2.with_(overflow="saturate", name="fp8_e5m2"),
     "fp6_e3m2": FP6_E3M2,
@@ -103,9 +103,9 @@ _MX_NAMES = {"fp8_e4m3": "mxfp8_e4m3", "fp8_e5m2": "mxfp8_e5m2", "fp6_e3m2": "mx
              "fp6_e2m3": "mxfp6_e2m3", "fp4_e2m1": "mxfp4", "int8": "mxint8"}
 
 
-def element_emax(elem: Format) -> int:
+def element_emax(elem: FloatFormat | FixedPointElement) -> int:
     """Exponent of the element's largest normal (``emax_elem`` of the MX spec)."""
-    return elem.emax  # type: ignore[attr-defined]
+    return elem.emax
 
 
 def encode_element(elem: Format, scaled: np.ndarray, rounding: str) -> np.ndarray:
@@ -152,7 +152,7 @@ class MXFormat(Format):
             object.__setattr__(self, "name", _MX_NAMES[self.element])
 
     @property
-    def elem(self) -> Format:
+    def elem(self) -> FloatFormat | FixedPointElement:
         return MX_ELEMENTS[self.element]
 
     def shared_exponent(self, amax: np.ndarray) -> np.ndarray:

@@ -6,8 +6,7 @@ from amaranth.hdl import Cat, Const, Mux, Shape, Value
 
 from ...dsl.formats import FloatFormat, Format
 
-__all__ = ["range_shape", "float_fields", "float_significand", "balanced_sum", "float_element",
-           "format_bias"]
+__all__ = ["range_shape", "float_fields", "float_significand", "balanced_sum", "float_element"]
 
 
 def range_shape(low: int, high: int) -> Shape:
@@ -20,17 +19,6 @@ def float_element(elem: Format, *, what: str) -> FloatFormat:
     if not isinstance(elem, FloatFormat):
         raise TypeError(f"{what} must be a FloatFormat, not {type(elem).__name__}")
     return elem
-
-
-def format_bias(elem: FloatFormat) -> int:
-    """The exponent bias of ``elem``.
-
-    ``FloatFormat.bias`` is declared ``int | None`` (``None`` asks for the IEEE default) and
-    ``__post_init__`` replaces ``None`` by the default, so a constructed format has an int.
-    """
-    if elem.bias is None:
-        raise ValueError(f"format {elem.name!r} has no resolved exponent bias")
-    return elem.bias
 
 
 def float_fields(code: Value, exp_bits: int, man_bits: int) -> tuple[Value, Value, Value]:

@@ -24,7 +24,7 @@ from amaranth.lib.wiring import In, Out
 from ...dsl.formats import FloatFormat, NxFPFormat, recycled_value
 from ...dsl.formats.mx import E8M0_BIAS, E8M0_NAN
 from ..checks import check_bool, check_int, silence_unused
-from ._common import float_fields, format_bias, range_shape
+from ._common import float_fields, range_shape
 
 __all__ = ["NxFPDecoder"]
 
@@ -109,7 +109,7 @@ class NxFPDecoder(wiring.Component):
         for t, elem in enumerate(self._candidates):
             assert elem.special != "ieee", "NxFP candidates have no infinities"
             low = elem.emin - elem.man_bits  # subnormals and exponent field 1
-            high = (2**elem.exp_bits - 1) - format_bias(elem) - elem.man_bits
+            high = (2**elem.exp_bits - 1) - elem.exponent_bias - elem.man_bits
             sig_width = max(sig_width, elem.man_bits + 1)
             if code_recycling:
                 self._recycled.append(_exact_sig_exp(recycled_value(elem)))
@@ -166,7 +166,7 @@ class NxFPDecoder(wiring.Component):
                     m.d.comb += [
                         sign.eq(s),
                         sig.eq(Mux(normal, man_field | (1 << elem.man_bits), man_field)),
-                        elem_exp.eq(Mux(normal, exp_field, 1) - (format_bias(elem) + elem.man_bits)),
+                        elem_exp.eq(Mux(normal, exp_field, 1) - (elem.exponent_bias + elem.man_bits)),
                     ]
                     if elem.special == "nan_only":
                         top_man = 2**elem.man_bits - 1

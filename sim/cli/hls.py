@@ -89,7 +89,7 @@ def _random_args(kern: Kernel, scalars: dict[str, int], seed: int) -> list[objec
     if unknown:
         raise ConfigError(f"unknown scalar argument(s) {', '.join(unknown)}", field="--arg",
                           allowed=list(kern.scalar_types))
-    from archsim.dsl.types import FormatType
+    from archsim.dsl.types import FormatType, HWType
 
     args: list[object] = []
     for name in kern.param_names:
@@ -99,6 +99,9 @@ def _random_args(kern: Kernel, scalars: dict[str, int], seed: int) -> list[objec
                 # Draw representable values only: format arrays hold codes of finite values.
                 values = t.elem.decode(np.arange(2 ** t.elem.bits))
                 args.append(rng.choice(values[np.isfinite(values)], t.shape))
+            elif not isinstance(t.elem, HWType):  # synthesize() rejects golden-only formats
+                raise ConfigError(f"array '{name}' of {t.elem!r} has no hardware lowering",
+                                  field="kernel")
             elif t.elem.frac:
                 lo = t.elem.min_raw / (1 << t.elem.frac)
                 hi = t.elem.max_raw / (1 << t.elem.frac)
@@ -127,7 +130,7 @@ def register(app: typer.Typer) -> None:
             "--simulate", help="Simulate on random arrays; compare with golden.")] = False,
         arg: Annotated[list[str] | None, typer.Option(
             "--arg", help="Scalar argument n=5; repeatable.")] = None,
-        backend: Annotated[Backend, typer.Option(  # type: ignore[valid-type]
+        backend: Annotated[Backend, typer.Option(
             "--backend", help="RTL simulator.")] = Backend("pysim"),
         seed: Annotated[int, typer.Option("--seed", help="Seed of the random arrays.")] = 0,
     ) -> None:

@@ -91,7 +91,7 @@ def _run_all(out_dir: Path, seed: int, quick: bool) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("study")
     def study(
-        name: Annotated[StudyName | None, typer.Argument(  # type: ignore[valid-type]
+        name: Annotated[StudyName | None, typer.Argument(
             parser=_parse_name, show_default=False,
             help="Study to run, or 'all' for every study and the scoreboard; omit to list "
                  "them.")] = None,
