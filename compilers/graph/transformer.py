@@ -15,7 +15,7 @@ from ...errors import ConfigError
 from .ir import Operator, TensorSpec, WorkloadGraph, dtype_bytes, matmul
 
 __all__ = ["TransformerConfig", "TransformerChanges", "TRANSFORMER_PRESETS", "get_transformer", "transformer_graph",
-           "dense_group_operator", "attention_group_operator"]
+           "dense_group_operator", "attention_group_operator", "GroupOperators"]
 
 
 class TransformerChanges(TypedDict, total=False):
@@ -247,6 +247,97 @@ def transformer_graph(
     return g
 
 
+class GroupOperators:
+    """Builds the dense and attention group operators of one model at one data type.
+
+    The serving engine builds a group operator for every iteration shape it prices, so
+    what does not depend on the shape -- the per-token byte and FLOP coefficients, the
+    weight tensor, the attributes' constant part -- is computed once here, and the
+    attention group's QKV and output tensors are kept per token count (decode runs
+    repeat it). :func:`dense_group_operator` and :func:`attention_group_operator`
+    describe the operators.
+
+    Raises
+    ------
+    ConfigError
+        ``dtype`` is not a known data type.
+    """
+
+    __slots__ = ("cfg", "dtype", "_dense_reads", "_dense_writes", "_dense_head_reads",
+                 "_dense_macs", "_dense_vector", "_weights", "_dense_attrs", "_attn_flops",
+                 "_attn_macs", "_attn_attrs", "_kv_shape", "_io")
+
+    #: Token counts whose attention tensors are kept before the store starts afresh.
+    _IO_LIMIT = 4096
+
+    def __init__(self, cfg: TransformerConfig, dtype: str = "fp16") -> None:
+        dtype_bytes(dtype)
+        self.cfg, self.dtype = cfg, dtype
+        h, hk, f, v, n_l = cfg.hidden, cfg.kv_hidden, cfg.ffn_hidden, cfg.vocab, cfg.num_layers
+        qkv_n = h + 2 * hk
+        up_n = 2 * f if cfg.gated_mlp else f
+        # per layer, reads: norm1 h, qkv h, proj h, add1 2h, norm2 h, up h, act up_n, down f,
+        # add2 2h; writes: norm1 h, qkv qkv_n, proj h, add1 h, norm2 h, up up_n, act f, down
+        # h, add2 h. The embedding writes and the head reads t x h; the head writes s x vocab.
+        self._dense_reads = n_l * (9 * h + up_n + f) + h
+        self._dense_writes = n_l * (6 * h + qkv_n + up_n + f) + h
+        self._dense_head_reads = v * h  # per sequence: the LM head's MACs
+        self._dense_macs = n_l * (h * qkv_n + h * h + h * up_n + f * h)
+        self._dense_vector = n_l * (12.0 * h + (4.0 if cfg.gated_mlp else 8.0) * f)
+        head_w = v * h  # the LM head's matrix (or the tied embedding read again)
+        self._weights = TensorSpec("weights", (n_l * cfg.params_per_layer + v * h + head_w,),
+                                   dtype, role="weight")
+        self._dense_attrs = {"fused": ("embedding", "norm", "matmul", "elementwise",
+                                       "activation"), "layers": n_l}
+        self._attn_flops = 4.0 * n_l * h
+        self._attn_macs = 2 * n_l * h
+        self._attn_attrs = {"layers": n_l, "heads": cfg.num_heads, "kv_heads": cfg.num_kv_heads,
+                            "head_dim": cfg.head_dim}
+        self._kv_shape = (n_l, 2)
+        self._io: dict[int, tuple[TensorSpec, TensorSpec]] = {}
+
+    def dense(self, *, tokens: int, sequences: int) -> Operator:
+        """The dense group of ``tokens`` new tokens of ``sequences`` sequences."""
+        if tokens < 0 or sequences < 0 or sequences > tokens:
+            raise ConfigError(f"need 0 <= sequences <= tokens, not {sequences} and {tokens}",
+                              field="tokens")
+        t, s, dtype = int(tokens), int(sequences), self.dtype
+        macs = self._dense_macs * t + s * self._dense_head_reads
+        inputs = (TensorSpec("tokens", (t,), "int32", role="input"), self._weights,
+                  TensorSpec("activations_in", (self._dense_reads * t,), dtype))
+        outputs = (TensorSpec("activations_out", (self._dense_writes * t,), dtype),
+                   TensorSpec("logits", (s, self.cfg.vocab), dtype))
+        return Operator("dense", "fused", inputs, outputs, 2.0 * macs + self._dense_vector * t,
+                        {**self._dense_attrs, "tokens": t, "sequences": s, "macs": macs})
+
+    def attention(self, *, tokens: int, attn_pairs: int, context_tokens: int) -> Operator:
+        """Every layer's attention over ``attn_pairs`` pairs and ``context_tokens`` KV reads."""
+        if min(tokens, attn_pairs, context_tokens) < 0:
+            raise ConfigError("tokens, attention pairs and context tokens must be >= 0",
+                              field="tokens")
+        t, ctx = int(tokens), int(context_tokens)
+        io = self._io.get(t)
+        if io is None:
+            if len(self._io) >= self._IO_LIMIT:
+                self._io.clear()
+            cfg = self.cfg
+            n_l, h = cfg.num_layers, cfg.hidden
+            io = self._io[t] = (TensorSpec("qkv", (n_l, t, h + 2 * cfg.kv_hidden), self.dtype),
+                                TensorSpec("attn", (n_l, t, h), self.dtype))
+        qkv, out = io
+        kv = TensorSpec("kv_cache", (*self._kv_shape, ctx, self.cfg.kv_hidden), self.dtype,
+                        role="kv_cache")
+        return Operator("attention", "attention", (qkv, kv), (out,),
+                        self._attn_flops * float(attn_pairs),
+                        {**self._attn_attrs, "tokens": t, "context_tokens": ctx,
+                         "attn_pairs": attn_pairs, "macs": self._attn_macs * int(attn_pairs)})
+
+
+@lru_cache(maxsize=64)
+def _groups(cfg: TransformerConfig, dtype: str) -> GroupOperators:
+    return GroupOperators(cfg, dtype)
+
+
 def dense_group_operator(cfg: TransformerConfig, *, tokens: int, sequences: int,
                          dtype: str = "fp16") -> Operator:
     """Every non-attention operator of one forward pass over a packed batch, as one group.
@@ -260,39 +351,7 @@ def dense_group_operator(cfg: TransformerConfig, *, tokens: int, sequences: int,
     operators; a uniform batch gives exactly the sums over ``transformer_graph``.
     Kernels of a group are taken to overlap (one roofline over the group).
     """
-    if tokens < 0 or sequences < 0 or sequences > tokens:
-        raise ConfigError(f"need 0 <= sequences <= tokens, not {sequences} and {tokens}",
-                          field="tokens")
-    h, hk, f, v, n_l = cfg.hidden, cfg.kv_hidden, cfg.ffn_hidden, cfg.vocab, cfg.num_layers
-    qkv_n = h + 2 * hk
-    up_n = 2 * f if cfg.gated_mlp else f
-    t, s = int(tokens), int(sequences)
-    # per layer, reads: norm1 h, qkv h, proj h, add1 2h, norm2 h, up h, act up_n, down f,
-    # add2 2h; writes: norm1 h, qkv qkv_n, proj h, add1 h, norm2 h, up up_n, act f, down h,
-    # add2 h. The embedding writes and the head reads t x h; the head writes s x vocab.
-    reads = n_l * t * (9 * h + up_n + f) + t * h
-    writes = n_l * t * (6 * h + qkv_n + up_n + f) + t * h
-    head_w = cfg.vocab * h  # the LM head's matrix (or the tied embedding read again)
-    weights = n_l * cfg.params_per_layer + cfg.vocab * h + head_w
-    macs = n_l * t * (h * qkv_n + h * h + h * up_n + f * h) + s * v * h
-    vector_flops = n_l * t * (12.0 * h + (4.0 if cfg.gated_mlp else 8.0) * f)
-    inputs = (TensorSpec("tokens", (t,), "int32", role="input"),
-              TensorSpec("weights", (weights,), dtype, role="weight"),
-              TensorSpec("activations_in", (reads,), dtype))
-    outputs = (TensorSpec("activations_out", (writes,), dtype),
-               TensorSpec("logits", (s, v), dtype))
-    return Operator("dense", "fused", inputs, outputs, 2.0 * macs + vector_flops,
-                    {"fused": ("embedding", "norm", "matmul", "elementwise", "activation"),
-                     "layers": n_l, "tokens": t, "sequences": s, "macs": macs})
-
-
-@lru_cache(maxsize=4096)
-def _attention_io(cfg: TransformerConfig, tokens: int, dtype: str) -> tuple[TensorSpec, TensorSpec]:
-    """The QKV input and output tensors of the attention group (shared: serving engines
-    build one group per iteration and the token count repeats across decode steps)."""
-    h, hk, n_l = cfg.hidden, cfg.kv_hidden, cfg.num_layers
-    return (TensorSpec("qkv", (n_l, tokens, h + 2 * hk), dtype),
-            TensorSpec("attn", (n_l, tokens, h), dtype))
+    return _groups(cfg, dtype).dense(tokens=tokens, sequences=sequences)
 
 
 def attention_group_operator(cfg: TransformerConfig, *, tokens: int, attn_pairs: int,
@@ -305,14 +364,5 @@ def attention_group_operator(cfg: TransformerConfig, *, tokens: int, attn_pairs:
     the tensors are the QKV input, the packed KV cache and the output, as
     :func:`transformer_graph`'s attention operators count them.
     """
-    if min(tokens, attn_pairs, context_tokens) < 0:
-        raise ConfigError("tokens, attention pairs and context tokens must be >= 0",
-                          field="tokens")
-    h, hk, n_l = cfg.hidden, cfg.kv_hidden, cfg.num_layers
-    t, ctx = int(tokens), int(context_tokens)
-    qkv, out = _attention_io(cfg, t, dtype)
-    inputs = (qkv, TensorSpec("kv_cache", (n_l, 2, ctx, hk), dtype, role="kv_cache"))
-    return Operator("attention", "attention", inputs, (out,), 4.0 * n_l * h * float(attn_pairs),
-                    {"layers": n_l, "heads": cfg.num_heads, "kv_heads": cfg.num_kv_heads,
-                     "head_dim": cfg.head_dim, "tokens": t, "context_tokens": ctx,
-                     "attn_pairs": attn_pairs, "macs": 2 * n_l * h * int(attn_pairs)})
+    return _groups(cfg, dtype).attention(tokens=tokens, attn_pairs=attn_pairs,
+                                         context_tokens=context_tokens)

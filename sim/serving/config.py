@@ -2,7 +2,8 @@
 
 One engine iteration runs two kernel groups of the shared transformer graph
 (:mod:`archsim.compilers.graph.transformer`), built for the iteration's packed
-batch by :func:`dense_group_operator` and :func:`attention_group_operator`:
+batch by :class:`~archsim.compilers.graph.transformer.GroupOperators` (see
+:func:`dense_group_operator` and :func:`attention_group_operator`):
 
 * *dense* -- embedding, norms, QKV/output projections, MLP, residual adds and the
   LM head: all weights are read once per iteration, activations are read and
@@ -27,15 +28,16 @@ model's own terms, not operators. Each distinct group shape is priced once
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable
+import math
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import overload
 
 import numpy as np
 
 from ...compilers.graph import TransformerConfig, dtype_bytes, get_transformer
-from ...compilers.graph.transformer import attention_group_operator, dense_group_operator
+from ...compilers.graph.transformer import GroupOperators
 from ...errors import ConfigError
 from ...hw.models.base import HardwareModel, Tile, Work
 from ...hw.models.gpu import GPURoofline, GPUSpec, get_gpu
@@ -247,6 +249,7 @@ class CostModel:
         self.link_bw_bytes_per_s = link_bw_bytes_per_s
         self.calibration = calibration
         self.executor: HardwareModel = roofline if executor is None else executor
+        self._groups = GroupOperators(model, dtype)
         self._dense: dict[tuple[Number, Number], float] = {}
         self._attention: dict[tuple[Number, Number, Number], float] = {}
 
@@ -273,12 +276,10 @@ class CostModel:
     # -- the iteration's operators -----------------------------------------------------------
     def iteration_operators(self, batch: BatchShape) -> tuple[Operator, Operator]:
         """The dense and attention group operators of one iteration (whole model, all GPUs)."""
-        dense = dense_group_operator(self.model, tokens=int(batch.tokens),
-                                     sequences=int(batch.sequences), dtype=self.dtype)
-        attention = attention_group_operator(self.model, tokens=int(batch.tokens),
-                                             attn_pairs=int(batch.attn_pairs),
-                                             context_tokens=int(batch.context_tokens),
-                                             dtype=self.dtype)
+        dense = self._groups.dense(tokens=int(batch.tokens), sequences=int(batch.sequences))
+        attention = self._groups.attention(tokens=int(batch.tokens),
+                                           attn_pairs=int(batch.attn_pairs),
+                                           context_tokens=int(batch.context_tokens))
         return dense, attention
 
     def shard(self, op: Operator) -> Work:
@@ -302,8 +303,7 @@ class CostModel:
         if lat is None:
             if len(self._dense) >= _CACHE_LIMIT:
                 self._dense.clear()
-            op = dense_group_operator(self.model, tokens=int(tokens), sequences=int(sequences),
-                                      dtype=self.dtype)
+            op = self._groups.dense(tokens=int(tokens), sequences=int(sequences))
             lat = self._dense[key] = self.operator_latency_s(op)
         return lat
 
@@ -313,9 +313,8 @@ class CostModel:
         if lat is None:
             if len(self._attention) >= _CACHE_LIMIT:
                 self._attention.clear()
-            op = attention_group_operator(self.model, tokens=int(tokens),
-                                          attn_pairs=int(attn_pairs),
-                                          context_tokens=int(context_tokens), dtype=self.dtype)
+            op = self._groups.attention(tokens=int(tokens), attn_pairs=int(attn_pairs),
+                                        context_tokens=int(context_tokens))
             lat = self._attention[key] = self.operator_latency_s(op)
         return lat
 
@@ -357,11 +356,35 @@ class CostModel:
                 and not isinstance(sequences, np.ndarray) \
                 and not isinstance(context_tokens, np.ndarray):
             return self._one(tokens, sequences, attn_pairs, context_tokens)
-        arrays = np.broadcast_arrays(*(np.asarray(a, float) for a in (
-            tokens, sequences, attn_pairs, context_tokens)))
-        one: Callable[[float, float, float, float], float] = self._one
-        flat = [a.ravel().tolist() for a in arrays]
-        return np.fromiter(map(one, *flat), float, count=arrays[0].size).reshape(arrays[0].shape)
+        return self._many(tokens, sequences, attn_pairs, context_tokens)
+
+    def _many(self, *args: np.ndarray | float) -> np.ndarray:
+        """:meth:`_one` over broadcast arrays, with the loop's lookups hoisted.
+
+        A run of decode iterations repeats the dense group's shape and changes only the
+        attention group's, so each iteration costs two cache lookups and, on a miss, the
+        operator and its ``operator_cost``; the sum is ``_one``'s, term by term.
+        """
+        arrays = [np.asarray(a, float) for a in args]
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        size = math.prod(shape)
+        cols = [repeat(float(a), size) if a.ndim == 0
+                else (a if a.shape == shape else np.broadcast_to(a, shape)).ravel().tolist()
+                for a in arrays]
+        dense_get, attention_get = self._dense.get, self._attention.get
+        dense_s, attention_s = self._dense_s, self._attention_s
+        overhead = self.iteration_overhead_s
+        allreduce = self.allreduce_s if self.tp > 1 else None
+        out = []
+        for t, s, p, c in zip(*cols, strict=True):
+            d = dense_get((t, s))
+            if d is None:
+                d = dense_s(t, s)
+            a = attention_get((t, p, c))
+            if a is None:
+                a = attention_s(t, p, c)
+            out.append(d + a + ((0.0 if allreduce is None else allreduce(t)) + overhead))
+        return np.array(out, float).reshape(shape)
 
     @overload
     def allreduce_s(self, tokens: float) -> float: ...
