@@ -78,7 +78,13 @@ class RunningBatch:
         return self.rows["prompt"] + self.rows["generated"]
 
     def append(self, rows: np.ndarray) -> None:
-        self.rows = np.concatenate((self.rows, rows))
+        # filled in place: np.concatenate promotes structured dtypes field by field
+        old = self.rows
+        n = len(old)
+        out = np.empty(n + len(rows), BATCH_FIELDS)
+        out[:n] = old
+        out[n:] = rows
+        self.rows = out
 
     def keep(self, mask: np.ndarray) -> np.ndarray:
         """Keep the rows where ``mask`` holds; return the others."""
