@@ -7,9 +7,10 @@ model's paper or released configuration (cited per preset).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TypedDict, Unpack
+from typing import Annotated, TypedDict, Unpack
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationInfo, model_validator
 
 from ...errors import ConfigError
 from .ir import Operator, TensorSpec, WorkloadGraph, dtype_bytes, matmul
@@ -35,41 +36,61 @@ class TransformerChanges(TypedDict, total=False):
     source: str
 
 
-@dataclass(frozen=True)
-class TransformerConfig:
-    """Shape of a transformer.
+def _positive_int(v: object, info: ValidationInfo) -> object:
+    if not isinstance(v, int) or v <= 0:
+        raise ConfigError(f"must be a positive integer, not {v!r}", field=info.field_name)
+    return v
 
-    ``num_kv_heads`` below ``num_heads`` gives grouped-query attention;
-    ``gated_mlp`` gives a SwiGLU MLP (three matrices) instead of two.
-    ``tied_embeddings`` shares the input embedding with the output head.
+
+def _positive_int_or_none(v: object, info: ValidationInfo) -> object:
+    return None if v is None else _positive_int(v, info)
+
+
+_PositiveInt = Annotated[int, BeforeValidator(_positive_int)]
+
+
+class TransformerConfig(BaseModel):
+    """Shape of a transformer (frozen, keyword-only; a ConfigError names a bad field).
+
+    ``num_kv_heads`` below ``num_heads`` gives grouped-query attention (``None``:
+    as many as ``num_heads``, resolved on construction); ``gated_mlp`` gives a
+    SwiGLU MLP (three matrices) instead of two. ``tied_embeddings`` shares the
+    input embedding with the output head.
     """
 
+    # ConfigError (not a ValueError) passes through pydantic unchanged, with its field.
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     name: str
-    num_layers: int
-    hidden: int
-    num_heads: int
-    ffn_hidden: int
-    vocab: int
-    num_kv_heads: int | None = None
+    num_layers: _PositiveInt
+    hidden: _PositiveInt
+    num_heads: _PositiveInt
+    ffn_hidden: _PositiveInt
+    vocab: _PositiveInt
+    num_kv_heads: Annotated[int | None, BeforeValidator(_positive_int_or_none)] = None
     gated_mlp: bool = False
     tied_embeddings: bool = False
     decoder: bool = True
-    max_seq_len: int = 2048
+    max_seq_len: _PositiveInt = 2048
     source: str = ""
 
-    def __post_init__(self) -> None:
-        for attr in ("num_layers", "hidden", "num_heads", "ffn_hidden", "vocab", "max_seq_len"):
-            value = getattr(self, attr)
-            if not isinstance(value, int) or value <= 0:
-                raise ConfigError(f"must be a positive integer, not {value!r}", field=attr)
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_kv_heads(cls, data: object) -> object:
+        if isinstance(data, dict) and data.get("num_kv_heads") is None \
+                and "num_heads" in data:
+            data = {**data, "num_kv_heads": data["num_heads"]}
+        return data
+
+    @model_validator(mode="after")
+    def _check(self) -> TransformerConfig:
         if self.hidden % self.num_heads:
             raise ConfigError(f"hidden {self.hidden} is not divisible by num_heads "
                               f"{self.num_heads}", field="num_heads")
-        if self.num_kv_heads is None:
-            object.__setattr__(self, "num_kv_heads", self.num_heads)
         if self.num_heads % self.kv_heads:
             raise ConfigError(f"num_heads {self.num_heads} is not divisible by num_kv_heads "
                               f"{self.num_kv_heads}", field="num_kv_heads")
+        return self
 
     @property
     def head_dim(self) -> int:
@@ -77,9 +98,9 @@ class TransformerConfig:
 
     @property
     def kv_heads(self) -> int:
-        """Number of K/V heads: ``num_kv_heads``, which ``__post_init__`` resolves from None."""
+        """Number of K/V heads: ``num_kv_heads``, which construction resolves from None."""
         if self.num_kv_heads is None:
-            raise ConfigError("num_kv_heads was not resolved by __post_init__",
+            raise ConfigError("num_kv_heads was not resolved on construction",
                               field="num_kv_heads")
         return self.num_kv_heads
 
@@ -125,8 +146,8 @@ class TransformerConfig:
                 + 2.0 * self.vocab * self.hidden * head_rows)
 
     def scaled(self, **changes: Unpack[TransformerChanges]) -> TransformerConfig:
-        """A copy with ``changes`` applied (validated again by ``__post_init__``)."""
-        return replace(self, **changes)
+        """A copy with ``changes`` applied (validated again, unlike ``model_copy``)."""
+        return type(self)(**{**self.model_dump(), **changes})
 
 
 def _p(name, layers, hidden, heads, ffn, vocab, *, source, **kw) -> TransformerConfig:
