@@ -34,7 +34,7 @@ def tight():
 
 @pytest.fixture(scope="module")
 def sharegpt():
-    prompt = LengthDistribution("lognormal", 161.31, cv=1.2, max_len=512)
+    prompt = LengthDistribution(kind="lognormal", mean=161.31, cv=1.2, max_len=512)
     return generate_requests(300, rate_per_s=None, dataset="sharegpt", seed=3, prompt=prompt)
 
 
@@ -82,10 +82,11 @@ def test_ordering_on_a_memory_bound_deployment(tight, sharegpt):
 
 def test_underpredicting_classifier_preempts_and_repredicts(tight):
     reqs = RequestSet(np.zeros(40), np.full(40, 20), np.full(40, 500))
-    always_small = ClassifierPredictor(Buckets(8, 1024), lambda p: np.zeros(len(p), np.int64))
+    always_small = ClassifierPredictor(buckets=Buckets(num_buckets=8, max_output=1024),
+                                       classify=lambda p: np.zeros(len(p), np.int64))
     res = simulate(tight, reqs, S3Policy(predictor=always_small))
     pr = res.per_request
-    edges = Buckets(8, 1024).upper_edges
+    edges = Buckets(num_buckets=8, max_output=1024).upper_edges
     assert np.all(pr["reserved_output_tokens"] == edges[0])
     # 500 tokens need buckets 0 (128), 1 (256), 2 (384), 3 (512): three overflows each
     assert np.all(pr["preemptions"] == 3)
@@ -134,8 +135,8 @@ def test_max_batch_size_cap(tight, sharegpt):
 
 
 def test_confusion_predictor_accuracy_and_matrix():
-    b = Buckets(10, 2000)
-    pred = ConfusionPredictor(b, accuracy=0.8)
+    b = Buckets(num_buckets=10, max_output=2000)
+    pred = ConfusionPredictor(buckets=b, accuracy=0.8)
     m = pred.confusion_matrix
     np.testing.assert_allclose(m.sum(axis=1), 1.0)
     np.testing.assert_allclose(np.diag(m), 0.8)
@@ -154,7 +155,7 @@ def test_bad_policy_inputs():
     with pytest.raises(ConfigError, match="unknown preemption mode 'drop'"):
         PagedPolicy(preemption="drop")
     with pytest.raises(ConfigError, match="must be a positive integer, not 0"):
-        Buckets(0, 100)
+        Buckets(num_buckets=0, max_output=100)
 
 
 def test_bad_engine_inputs(tight):
@@ -180,7 +181,7 @@ def test_every_engine_iteration_respects_physical_limits(monkeypatch, tight, pol
 
     monkeypatch.setattr(CostModel, "iteration_latency_s", recording)
     reqs = generate_requests(150, rate_per_s=30.0, dataset="sharegpt", seed=4,
-                             prompt=LengthDistribution("lognormal", 161.31, cv=1.2, max_len=512))
+                             prompt=LengthDistribution(kind="lognormal", mean=161.31, cv=1.2, max_len=512))
     simulate(tight, reqs, policy)
     cfg, gpu = tight.cost.model, tight.cost.gpu
     lat, tok, seq, pairs, ctx = (np.concatenate([np.ravel(s[i]) for s in seen]) for i in range(5))
@@ -201,7 +202,7 @@ def test_every_engine_iteration_respects_physical_limits(monkeypatch, tight, pol
 @pytest.mark.parametrize("policy", POLICIES, ids=lambda p: p.name)
 def test_event_skipping_equals_stepping_every_iteration(tight, policy):
     reqs = generate_requests(120, rate_per_s=25.0, dataset="sharegpt", seed=8, arrival="bursty",
-                             prompt=LengthDistribution("lognormal", 161.31, cv=1.2, max_len=512))
+                             prompt=LengthDistribution(kind="lognormal", mean=161.31, cv=1.2, max_len=512))
     fast = simulate(tight, reqs, policy, seed=3)
     slow = simulate(tight, reqs, policy, seed=3, max_decode_run=1)
     assert fast.metrics.iterations == slow.metrics.iterations
@@ -214,7 +215,7 @@ def test_event_skipping_equals_stepping_every_iteration(tight, policy):
 
 def test_s3_with_exact_predictor_equals_oracle_online(tight):
     reqs = generate_requests(300, rate_per_s=40.0, dataset="sharegpt", seed=9,
-                             prompt=LengthDistribution("lognormal", 161.31, cv=1.2, max_len=512))
+                             prompt=LengthDistribution(kind="lognormal", mean=161.31, cv=1.2, max_len=512))
     a = simulate(tight, reqs, S3Policy(predictor=ExactPredictor()))
     b = simulate(tight, reqs, OraclePolicy())
     np.testing.assert_array_equal(a.per_request["finish_s"], b.per_request["finish_s"])

@@ -27,7 +27,7 @@ def test_bursty_keeps_rate_and_raises_cv():
 
 
 def test_lognormal_lengths_match_mean_and_cv():
-    d = LengthDistribution("lognormal", 58.45, cv=1.0, max_len=100000)
+    d = LengthDistribution(kind="lognormal", mean=58.45, cv=1.0, max_len=100000)
     x = d.sample(200000, np.random.default_rng(0))
     assert x.mean() == pytest.approx(58.45, rel=0.02)
     assert x.std() / x.mean() == pytest.approx(1.0, rel=0.06)
@@ -58,7 +58,7 @@ def test_other_bad_generation_inputs():
     with pytest.raises(ConfigError, match="positive integer, not 0"):
         generate_requests(0, rate_per_s=1.0)
     with pytest.raises(ConfigError, match="unknown length distribution 'zipf'"):
-        LengthDistribution("zipf", 10.0)
+        LengthDistribution(kind="zipf", mean=10.0)
 
 
 def test_trace_round_trip(tmp_path):

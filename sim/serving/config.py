@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
-from typing import overload
+from typing import Annotated, overload
 
 import numpy as np
+from pydantic import BeforeValidator, Field, InstanceOf, PrivateAttr, model_validator
 
 from ...compilers.graph import TransformerConfig, dtype_bytes, get_transformer
 from ...compilers.graph.transformer import GroupOperators
@@ -42,8 +44,9 @@ from ...errors import ConfigError
 from ...hw.models.base import HardwareModel, Tile, Work
 from ...hw.models.gpu import GPURoofline, GPUSpec, get_gpu
 from ...operators import Operator
+from ._fields import Config, NonNegative, PositiveOrNone, is_number
 
-__all__ = ["BatchShape", "CalibrationTable", "CostModel", "Deployment"]
+__all__ = ["BatchShape", "CalibrationTable", "CostConfig", "CostModel", "Deployment"]
 
 _GB = 1e9
 #: Priced group shapes kept per cost model before the cache starts afresh (bounds memory).
@@ -84,7 +87,7 @@ class BatchShape:
                    context_tokens=float(batch * context_len))
 
 
-class CalibrationTable:
+class CalibrationTable(Config):
     """Measured iteration latencies on a (tokens, mean context) grid.
 
     When given to :class:`CostModel` it replaces the operator pricing: an
@@ -107,13 +110,26 @@ class CalibrationTable:
         The grid is too small, not increasing, not full, or has a non-positive latency.
     """
 
-    __slots__ = ("tokens", "context_len", "latency_s", "source", "_interp")
+    tokens: tuple[float, ...]
+    context_len: tuple[float, ...]
+    latency_s: tuple[tuple[float, ...], ...]
+    source: str = ""
+    # built from the grid once; scipy's interpolator is runtime state, not a parameter
+    _interp: Callable[[np.ndarray], np.ndarray] = PrivateAttr()
 
-    def __init__(self, *, tokens: tuple[float, ...], context_len: tuple[float, ...],
-                 latency_s: tuple[tuple[float, ...], ...], source: str = "") -> None:
-        t = np.asarray(tokens, float)
-        c = np.asarray(context_len, float)
-        lat = np.asarray(latency_s, float)
+    @model_validator(mode="before")
+    @classmethod
+    def _grid(cls, data: object) -> object:
+        if not isinstance(data, dict):
+            return data
+        source = data.get("source") or ""
+        try:
+            t = np.asarray(data.get("tokens"), float)
+            c = np.asarray(data.get("context_len"), float)
+            lat = np.asarray(data.get("latency_s"), float)
+        except (TypeError, ValueError):
+            raise ConfigError("calibration grid must be numbers", file=source or None,
+                              field="calibration") from None
         if t.ndim != 1 or c.ndim != 1 or len(t) < 2 or len(c) < 2:
             raise ConfigError("calibration needs at least 2 distinct tokens and 2 context values",
                               file=source or None, field="calibration")
@@ -127,14 +143,16 @@ class CalibrationTable:
         if not np.all(np.isfinite(lat)) or np.any(lat <= 0):
             raise ConfigError("calibration latencies must be positive and finite",
                               file=source or None, field="latency_s")
+        return {**data, "tokens": tuple(float(x) for x in t),
+                "context_len": tuple(float(x) for x in c),
+                "latency_s": tuple(tuple(float(x) for x in row) for row in lat)}
+
+    def model_post_init(self, context: object, /) -> None:
         from scipy.interpolate import RegularGridInterpolator
 
-        self.tokens = tuple(float(x) for x in t)
-        self.context_len = tuple(float(x) for x in c)
-        self.latency_s = tuple(tuple(float(x) for x in row) for row in lat)
-        self.source = source
-        self._interp = RegularGridInterpolator((t, c), lat, method="linear", bounds_error=False,
-                                               fill_value=None)
+        self._interp = RegularGridInterpolator(
+            (np.array(self.tokens), np.array(self.context_len)), np.array(self.latency_s),
+            method="linear", bounds_error=False, fill_value=None)
 
     def __repr__(self) -> str:
         return (f"CalibrationTable({len(self.tokens)} x {len(self.context_len)} points, "
@@ -174,8 +192,62 @@ class CalibrationTable:
         return np.maximum(out, 0.0)
 
 
+def _tp(v: object) -> object:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise ConfigError(f"tensor parallelism must be a positive integer, not {v!r}",
+                          field="tp")
+    return v
+
+
+def _decoder(v: object) -> object:
+    if isinstance(v, TransformerConfig) and not v.decoder:
+        raise ConfigError(f"model '{v.name}' is not a decoder; serving simulates "
+                          "autoregressive generation", field="model")
+    return v
+
+
+def _calibration(v: object) -> object:
+    if v is not None and not isinstance(v, CalibrationTable):
+        raise ConfigError(f"must be a CalibrationTable, not {type(v).__name__}",
+                          field="calibration")
+    return v
+
+
+class CostConfig(Config):
+    """The parameters of a :class:`CostModel` (see there), validated.
+
+    ``dtype`` and the two efficiencies are checked by building the default
+    executor (:class:`GPURoofline`), so the errors are the roofline's.
+    """
+
+    tp: Annotated[int, BeforeValidator(_tp)] = 1
+    model: Annotated[InstanceOf[TransformerConfig], BeforeValidator(_decoder)]
+    gpu: InstanceOf[GPUSpec]
+    dtype: str = "fp16"
+    compute_efficiency: float = 0.6
+    memory_efficiency: float = 0.8
+    iteration_overhead_s: NonNegative = 1e-3
+    allreduce_alpha_s: NonNegative = 10e-6
+    link_bw_bytes_per_s: PositiveOrNone = None
+    calibration: Annotated[CalibrationTable | None, BeforeValidator(_calibration)] = None
+
+    @model_validator(mode="after")
+    def _check(self) -> CostConfig:
+        self.roofline()
+        return self
+
+    def roofline(self) -> GPURoofline:
+        """The default executor: the GPU's roofline at this dtype and these efficiencies."""
+        return GPURoofline(self.gpu, dtype=self.dtype, compute_efficiency=self.compute_efficiency,
+                           memory_efficiency=self.memory_efficiency)
+
+
 class CostModel:
     """Latency of engine iterations for one model on ``tp`` GPUs, priced by an executor.
+
+    The parameters are validated into a :class:`CostConfig` (``config``); the cost
+    model itself holds the runtime state (the executor, the operator builder and the
+    caches of priced shapes).
 
     Parameters
     ----------
@@ -216,40 +288,39 @@ class CostModel:
                  allreduce_alpha_s: float = 10e-6, link_bw_bytes_per_s: float | None = None,
                  calibration: CalibrationTable | None = None,
                  executor: HardwareModel | None = None) -> None:
-        if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
-            raise ConfigError(f"tensor parallelism must be a positive integer, not {tp!r}",
-                              field="tp")
-        if not model.decoder:
-            raise ConfigError(f"model '{model.name}' is not a decoder; serving simulates "
-                              "autoregressive generation", field="model")
-        for attr, value in (("iteration_overhead_s", iteration_overhead_s),
-                            ("allreduce_alpha_s", allreduce_alpha_s)):
-            if not value >= 0:
-                raise ConfigError(f"must be >= 0, not {value!r}", field=attr)
-        if link_bw_bytes_per_s is not None and not link_bw_bytes_per_s > 0:
-            raise ConfigError(f"must be > 0, not {link_bw_bytes_per_s!r}",
-                              field="link_bw_bytes_per_s")
-        if calibration is not None and not isinstance(calibration, CalibrationTable):
-            raise ConfigError(f"must be a CalibrationTable, not {type(calibration).__name__}",
-                              field="calibration")
-        # the default executor validates dtype and the efficiencies with the roofline's messages
-        roofline = GPURoofline(gpu, dtype=dtype, compute_efficiency=compute_efficiency,
-                               memory_efficiency=memory_efficiency)
+        config = CostConfig(model=model, gpu=gpu, tp=tp, dtype=dtype,
+                            compute_efficiency=compute_efficiency,
+                            memory_efficiency=memory_efficiency,
+                            iteration_overhead_s=iteration_overhead_s,
+                            allreduce_alpha_s=allreduce_alpha_s,
+                            link_bw_bytes_per_s=link_bw_bytes_per_s, calibration=calibration)
+        self._setup(config, executor)
+
+    @classmethod
+    def from_config(cls, config: CostConfig, *,
+                    executor: HardwareModel | None = None) -> CostModel:
+        """The cost model of validated parameters, priced by ``executor`` (default: roofline)."""
+        self = cls.__new__(cls)
+        self._setup(config, executor)
+        return self
+
+    def _setup(self, config: CostConfig, executor: HardwareModel | None) -> None:
         if executor is not None and not isinstance(executor, HardwareModel):
             raise ConfigError(f"executor {executor!r} has no operator_cost(work) method",
                               field="executor")
-        self.model = model
-        self.gpu = gpu
-        self.tp = tp
-        self.dtype = dtype
-        self.compute_efficiency = float(compute_efficiency)
-        self.memory_efficiency = float(memory_efficiency)
-        self.iteration_overhead_s = float(iteration_overhead_s)
-        self.allreduce_alpha_s = float(allreduce_alpha_s)
-        self.link_bw_bytes_per_s = link_bw_bytes_per_s
-        self.calibration = calibration
-        self.executor: HardwareModel = roofline if executor is None else executor
-        self._groups = GroupOperators(model, dtype)
+        self.config = config
+        self.model = config.model
+        self.gpu = config.gpu
+        self.tp = config.tp
+        self.dtype = config.dtype
+        self.compute_efficiency = config.compute_efficiency
+        self.memory_efficiency = config.memory_efficiency
+        self.iteration_overhead_s = config.iteration_overhead_s
+        self.allreduce_alpha_s = config.allreduce_alpha_s
+        self.link_bw_bytes_per_s = config.link_bw_bytes_per_s
+        self.calibration = config.calibration
+        self.executor: HardwareModel = config.roofline() if executor is None else executor
+        self._groups = GroupOperators(config.model, config.dtype)
         self._dense: dict[tuple[Number, Number], float] = {}
         self._attention: dict[tuple[Number, Number, Number], float] = {}
 
@@ -416,7 +487,19 @@ class CostModel:
         return out
 
 
-class Deployment:
+def _memory_fraction(v: object) -> object:
+    if not (is_number(v) and 0 < v <= 1):
+        raise ConfigError(f"must be in (0, 1], not {v!r}", field="memory_fraction")
+    return v
+
+
+def _max_seq_len(v: object) -> object:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 2:
+        raise ConfigError(f"must be an integer >= 2, not {v!r}", field="max_seq_len")
+    return v
+
+
+class Deployment(Config):
     """A model served on ``tp`` GPUs: cost model plus KV-cache capacity.
 
     Parameters
@@ -437,19 +520,22 @@ class Deployment:
         sequence do not fit (the message names the sizes).
     """
 
-    __slots__ = ("cost", "memory_fraction", "max_seq_len")
+    cost: InstanceOf[CostModel]
+    memory_fraction: Annotated[float, BeforeValidator(_memory_fraction)] = 0.9
+    # None (the default) is replaced by the model's before validation, so the value is an int
+    max_seq_len: Annotated[int, BeforeValidator(_max_seq_len)] = Field(
+        default=None)  # type: ignore[assignment]
 
-    def __init__(self, *, cost: CostModel, memory_fraction: float = 0.9,
-                 max_seq_len: int | None = None) -> None:
-        if not 0 < memory_fraction <= 1:
-            raise ConfigError(f"must be in (0, 1], not {memory_fraction!r}",
-                              field="memory_fraction")
-        msl = cost.model.max_seq_len if max_seq_len is None else max_seq_len
-        if isinstance(msl, bool) or not isinstance(msl, int) or msl < 2:
-            raise ConfigError(f"must be an integer >= 2, not {msl!r}", field="max_seq_len")
-        self.cost = cost
-        self.memory_fraction = float(memory_fraction)
-        self.max_seq_len: int = msl
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_max_seq_len(cls, data: object) -> object:
+        if isinstance(data, dict) and data.get("max_seq_len") is None \
+                and isinstance(data.get("cost"), CostModel):
+            data = {**data, "max_seq_len": data["cost"].model.max_seq_len}
+        return data
+
+    @model_validator(mode="after")
+    def _fits(self) -> Deployment:
         usable = self.usable_bytes
         weights = self.cost.model.weight_bytes(self.cost.dtype)
         where = f"{self.cost.tp} x {self.cost.gpu.name}"
@@ -459,11 +545,12 @@ class Deployment:
                 f"weights but {where} has {usable / _GB:.1f} GB usable "
                 f"({self.memory_fraction:g} of HBM); use more GPUs (--tp) or a larger GPU",
                 field="model")
-        if self.kv_capacity_tokens < msl:
+        if self.kv_capacity_tokens < self.max_seq_len:
             raise ConfigError(
                 f"model '{self.cost.model.name}' on {where} leaves KV-cache room for "
-                f"{self.kv_capacity_tokens} tokens, fewer than one {msl}-token sequence",
-                field="model")
+                f"{self.kv_capacity_tokens} tokens, fewer than one {self.max_seq_len}-token "
+                "sequence", field="model")
+        return self
 
     @classmethod
     def build(cls, *, model: str | TransformerConfig, gpu: str | GPUSpec, tp: int = 1,
@@ -483,6 +570,8 @@ class Deployment:
                          allreduce_alpha_s=allreduce_alpha_s,
                          link_bw_bytes_per_s=link_bw_bytes_per_s, calibration=calibration,
                          executor=executor)
+        if max_seq_len is None:
+            return cls(cost=cost, memory_fraction=memory_fraction)
         return cls(cost=cost, memory_fraction=memory_fraction, max_seq_len=max_seq_len)
 
     def __repr__(self) -> str:

@@ -4,32 +4,30 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import BeforeValidator
 
-from ...errors import ConfigError
 from ...outputs import write_csv, write_json
+from ._fields import Config, check, is_number
 
 __all__ = ["SLO", "ServingMetrics", "Timeline", "ServingResult", "compute_metrics"]
 
 
-@dataclass(frozen=True)
-class SLO:
+_SLOBound = Annotated[float, BeforeValidator(check(lambda v: is_number(v) and v > 0,
+                                                   "SLO bound must be > 0 s, not {v!r}"))]
+
+
+class SLO(Config):
     """Latency objectives: a request meets the SLO if both bounds hold.
 
     Defaults (TTFT 1 s, mean time between tokens 100 ms) are assumptions for
     interactive chat, not from a paper.
     """
 
-    ttft_s: float = 1.0
-    tbt_s: float = 0.1
-
-    def __post_init__(self) -> None:
-        for attr in ("ttft_s", "tbt_s"):
-            value = getattr(self, attr)
-            if not value > 0:
-                raise ConfigError(f"SLO bound must be > 0 s, not {value!r}", field=attr)
+    ttft_s: _SLOBound = 1.0
+    tbt_s: _SLOBound = 0.1
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,12 @@ swap (to host memory over PCIe).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Annotated, Literal
+
+from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
 from ...errors import ConfigError
+from ._fields import Config, PositiveInt, check, is_number, one_of
 from .memory import (
     KVCache,
     MemoryManager,
@@ -40,11 +44,15 @@ from .scheduler import DFFScheduler, FCFSScheduler, Scheduler
 from .state import RequestTable
 
 __all__ = ["MemoryPolicy", "WorstCasePolicy", "OraclePolicy", "S3Policy", "PagedPolicy",
-           "POLICY_NAMES", "make_policy"]
+           "Policy", "POLICY_NAMES", "make_policy"]
 
 
-class MemoryPolicy(ABC):
-    """A serving policy: what admits requests and what manages the KV cache."""
+class MemoryPolicy(Config, ABC):
+    """A serving policy: what admits requests and what manages the KV cache.
+
+    Its parameters are a frozen pydantic model; ``kind`` tells the policies apart
+    (:data:`Policy` is the discriminated union of them).
+    """
 
     @property
     @abstractmethod
@@ -59,12 +67,11 @@ class MemoryPolicy(ABC):
     def memory_manager(self, kv: KVCache, table: RequestTable) -> MemoryManager:
         """A fresh memory manager for one simulation."""
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r})"
-
 
 class WorstCasePolicy(MemoryPolicy):
     """Reserve ``max_seq_len`` tokens per sequence; first-come first-served."""
+
+    kind: Literal["worst-case"] = "worst-case"
 
     @property
     def name(self) -> str:
@@ -80,6 +87,8 @@ class WorstCasePolicy(MemoryPolicy):
 class OraclePolicy(MemoryPolicy):
     """Reserve the true output length; decreasing-first-fit admission."""
 
+    kind: Literal["oracle"] = "oracle"
+
     @property
     def name(self) -> str:
         return "oracle"
@@ -89,6 +98,13 @@ class OraclePolicy(MemoryPolicy):
 
     def memory_manager(self, kv: KVCache, table: RequestTable) -> MemoryManager:
         return OracleReservation(kv, table)
+
+
+def _predictor(v: object) -> object:
+    if v is not None and not isinstance(v, LengthPredictor):
+        raise ConfigError("predictor must have predict() and repredict() methods",
+                          field="predictor")
+    return v
 
 
 class S3Policy(MemoryPolicy):
@@ -109,16 +125,20 @@ class S3Policy(MemoryPolicy):
         parameters are out of range (its own messages).
     """
 
-    def __init__(self, *, predictor: LengthPredictor | None = None, num_buckets: int = 10,
-                 accuracy: float = 0.986) -> None:
-        if predictor is not None and not isinstance(predictor, LengthPredictor):
-            raise ConfigError("predictor must have predict() and repredict() methods",
-                              field="predictor")
-        if predictor is None:  # validate early with the predictor's own messages
-            ConfusionPredictor(Buckets(num_buckets, max(num_buckets, 2048)), accuracy)
-        self.predictor = predictor
-        self.num_buckets = num_buckets
-        self.accuracy = accuracy
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    kind: Literal["s3"] = "s3"
+    predictor: Annotated[LengthPredictor | None, BeforeValidator(_predictor)] = None
+    num_buckets: int = 10
+    accuracy: float = 0.986
+
+    @model_validator(mode="after")
+    def _check(self) -> S3Policy:
+        if self.predictor is None:  # validate early with the predictor's own messages
+            ConfusionPredictor(buckets=Buckets(num_buckets=self.num_buckets,
+                                               max_output=max(self.num_buckets, 2048)),
+                               accuracy=self.accuracy)
+        return self
 
     @property
     def name(self) -> str:
@@ -130,8 +150,9 @@ class S3Policy(MemoryPolicy):
     def memory_manager(self, kv: KVCache, table: RequestTable) -> MemoryManager:
         predictor = self.predictor
         if predictor is None:
-            predictor = ConfusionPredictor(Buckets(self.num_buckets, kv.max_seq_len),
-                                           self.accuracy)
+            predictor = ConfusionPredictor(
+                buckets=Buckets(num_buckets=self.num_buckets, max_output=kv.max_seq_len),
+                accuracy=self.accuracy)
         return PredictedReservation(kv, table, predictor=predictor)
 
 
@@ -154,20 +175,12 @@ class PagedPolicy(MemoryPolicy):
         A parameter is out of range; the message names it.
     """
 
-    def __init__(self, *, block_tokens: int = 16, preemption: str = "recompute",
-                 watermark: float = 0.01) -> None:
-        if isinstance(block_tokens, bool) or not isinstance(block_tokens, int) \
-                or block_tokens < 1:
-            raise ConfigError(f"must be a positive integer, not {block_tokens!r}",
-                              field="block_tokens")
-        if preemption not in ("recompute", "swap"):
-            raise ConfigError(f"unknown preemption mode '{preemption}'", field="preemption",
-                              allowed=("recompute", "swap"))
-        if not 0 <= watermark < 1:
-            raise ConfigError(f"must be in [0, 1), not {watermark!r}", field="watermark")
-        self.block_tokens = block_tokens
-        self.preemption = preemption
-        self.watermark = watermark
+    kind: Literal["paged"] = "paged"
+    block_tokens: PositiveInt = 16
+    preemption: Annotated[Literal["recompute", "swap"], BeforeValidator(
+        one_of(("recompute", "swap"), "unknown preemption mode '{v}'"))] = "recompute"
+    watermark: Annotated[float, BeforeValidator(check(
+        lambda v: is_number(v) and 0 <= v < 1, "must be in [0, 1), not {v!r}"))] = 0.01
 
     @property
     def name(self) -> str:
@@ -179,6 +192,11 @@ class PagedPolicy(MemoryPolicy):
     def memory_manager(self, kv: KVCache, table: RequestTable) -> MemoryManager:
         return PagedBlockManager(kv, table, block_tokens=self.block_tokens,
                                  swap=self.preemption == "swap", watermark=self.watermark)
+
+
+#: Any policy's parameters, told apart by ``kind`` (e.g. from a TOML table).
+Policy = Annotated[WorstCasePolicy | OraclePolicy | S3Policy | PagedPolicy,
+                   Field(discriminator="kind")]
 
 
 POLICY_NAMES = ("worst-case", "s3", "oracle", "paged", "paged-swap")

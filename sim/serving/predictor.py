@@ -11,36 +11,37 @@ plug-in for a real classifier.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Annotated, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import BeforeValidator, PrivateAttr, ValidationInfo
 
 from ...errors import ConfigError
+from ._fields import Config, PositiveInt, check, is_number
 
 __all__ = ["Buckets", "LengthPredictor", "ConfusionPredictor", "ExactPredictor",
            "ClassifierPredictor"]
 
 
-@dataclass(frozen=True)
-class Buckets:
+def _max_output(v: object, info: ValidationInfo) -> object:
+    num_buckets = info.data.get("num_buckets")
+    if not isinstance(v, int) or isinstance(v, bool) or not isinstance(num_buckets, int) \
+            or v < num_buckets:
+        raise ConfigError(f"max_output {v!r} must be an integer >= num_buckets {num_buckets}",
+                          field="max_output")
+    return v
+
+
+class Buckets(Config):
     """``num_buckets`` equal-width output-length buckets over ``[1, max_output]``.
 
     Bucket ``k`` holds lengths in ``(k * width, (k + 1) * width]``; its
     reservation is the upper edge (the last bucket's edge is ``max_output``).
     """
 
-    num_buckets: int
-    max_output: int
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.num_buckets, int) or self.num_buckets < 1:
-            raise ConfigError(f"must be a positive integer, not {self.num_buckets!r}",
-                              field="num_buckets")
-        if not isinstance(self.max_output, int) or self.max_output < self.num_buckets:
-            raise ConfigError(f"max_output {self.max_output!r} must be an integer >= "
-                              f"num_buckets {self.num_buckets}", field="max_output")
+    num_buckets: PositiveInt
+    max_output: Annotated[int, BeforeValidator(_max_output)]
 
     @property
     def width(self) -> float:
@@ -72,8 +73,7 @@ class LengthPredictor(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class ConfusionPredictor:
+class ConfusionPredictor(Config):
     """A bucket classifier described by its accuracy.
 
     A request lands in its true bucket with probability ``accuracy``; otherwise
@@ -84,23 +84,22 @@ class ConfusionPredictor:
     """
 
     buckets: Buckets
-    accuracy: float = 0.986
-    decay: float = 0.5
-    _matrix: NDArray[np.float64] = field(init=False, repr=False, compare=False)
+    accuracy: Annotated[float, BeforeValidator(check(
+        lambda v: is_number(v) and 0 <= v <= 1, "predictor accuracy must be in [0, 1], not {v!r}",
+        field="predictor_accuracy"))] = 0.986
+    decay: Annotated[float, BeforeValidator(check(
+        lambda v: is_number(v) and 0 < v <= 1, "must be in (0, 1], not {v!r}"))] = 0.5
+    # derived from the fields once (a k x k matrix), not a parameter
+    _matrix: NDArray[np.float64] = PrivateAttr()
 
-    def __post_init__(self) -> None:
-        if not 0 <= self.accuracy <= 1:
-            raise ConfigError(f"predictor accuracy must be in [0, 1], not {self.accuracy!r}",
-                              field="predictor_accuracy")
-        if not 0 < self.decay <= 1:
-            raise ConfigError(f"must be in (0, 1], not {self.decay!r}", field="decay")
+    def model_post_init(self, context: object, /) -> None:
         k = self.buckets.num_buckets
         dist = np.abs(np.subtract.outer(np.arange(k), np.arange(k)))
         off = np.where(dist > 0, self.decay ** dist.astype(float), 0.0)
         rows = off.sum(axis=1, keepdims=True)
         off = np.divide(off, rows, out=np.zeros_like(off), where=rows > 0)
         acc = self.accuracy if k > 1 else 1.0
-        object.__setattr__(self, "_matrix", acc * np.eye(k) + (1 - acc) * off)
+        self._matrix = acc * np.eye(k) + (1 - acc) * off
 
     @property
     def confusion_matrix(self) -> np.ndarray:
@@ -125,8 +124,7 @@ class ConfusionPredictor:
         return np.maximum(np.where(hit, true_edge, next_edge), np.asarray(generated) + 1)
 
 
-@dataclass(frozen=True)
-class ExactPredictor:
+class ExactPredictor(Config):
     """Predicts every output length exactly (S3 with it is the oracle)."""
 
     def predict(self, prompt_tokens, output_tokens, rng):
@@ -136,8 +134,7 @@ class ExactPredictor:
         return np.asarray(output_tokens, np.int64).copy()
 
 
-@dataclass(frozen=True)
-class ClassifierPredictor:
+class ClassifierPredictor(Config):
     """Plug-in for a real classifier.
 
     ``classify(prompt_tokens) -> bucket index`` receives the prompt lengths (the

@@ -18,10 +18,13 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Literal
 
 import numpy as np
+from pydantic import BeforeValidator, model_validator
 
 from ...errors import ConfigError
+from ._fields import Config, check, is_number, one_of
 
 __all__ = ["LengthDistribution", "DATASETS", "RequestSet", "poisson_arrivals",
            "bursty_arrivals", "generate_requests", "load_trace"]
@@ -29,8 +32,7 @@ __all__ = ["LengthDistribution", "DATASETS", "RequestSet", "poisson_arrivals",
 _KINDS = ("lognormal", "exponential", "uniform", "constant")
 
 
-@dataclass(frozen=True)
-class LengthDistribution:
+class LengthDistribution(Config):
     """A named token-length distribution, sampled as integers in ``[min_len, max_len]``.
 
     ``lognormal`` and ``exponential`` are parameterized by their ``mean`` (and
@@ -38,24 +40,22 @@ class LengthDistribution:
     ``[min_len, max_len]``; ``constant`` always gives ``round(mean)``.
     """
 
-    kind: str
-    mean: float
-    cv: float = 1.0
+    kind: Annotated[Literal["lognormal", "exponential", "uniform", "constant"],
+                    BeforeValidator(one_of(_KINDS, "unknown length distribution '{v}'"))]
+    mean: Annotated[float, BeforeValidator(check(lambda v: is_number(v) and v > 0,
+                                                 "mean length must be > 0, not {v!r}"))]
+    cv: Annotated[float, BeforeValidator(check(lambda v: is_number(v) and v > 0,
+                                               "cv must be > 0, not {v!r}"))] = 1.0
     min_len: int = 1
     max_len: int = 2048
     source: str = "assumption"
 
-    def __post_init__(self) -> None:
-        if self.kind not in _KINDS:
-            raise ConfigError(f"unknown length distribution '{self.kind}'", field="kind",
-                              allowed=_KINDS)
-        if not self.mean > 0:
-            raise ConfigError(f"mean length must be > 0, not {self.mean!r}", field="mean")
-        if not self.cv > 0:
-            raise ConfigError(f"cv must be > 0, not {self.cv!r}", field="cv")
+    @model_validator(mode="after")
+    def _check(self) -> LengthDistribution:
         if not 1 <= self.min_len <= self.max_len:
             raise ConfigError(f"need 1 <= min_len <= max_len, got {self.min_len}, "
                               f"{self.max_len}", field="min_len")
+        return self
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
         if self.kind == "lognormal":
@@ -74,10 +74,12 @@ _VLLM = "Kwon et al. SOSP 2023 (vLLM) Fig. 11 mean; log-normal shape and cv assu
 
 #: dataset name -> (prompt length, output length) distributions
 DATASETS: dict[str, tuple[LengthDistribution, LengthDistribution]] = {
-    "alpaca": (LengthDistribution("lognormal", 19.31, cv=1.0, max_len=1024, source=_VLLM),
-               LengthDistribution("lognormal", 58.45, cv=1.0, source=_VLLM)),
-    "sharegpt": (LengthDistribution("lognormal", 161.31, cv=1.2, max_len=1024, source=_VLLM),
-                 LengthDistribution("lognormal", 337.99, cv=1.2, source=_VLLM)),
+    "alpaca": (LengthDistribution(kind="lognormal", mean=19.31, cv=1.0, max_len=1024,
+                                  source=_VLLM),
+               LengthDistribution(kind="lognormal", mean=58.45, cv=1.0, source=_VLLM)),
+    "sharegpt": (LengthDistribution(kind="lognormal", mean=161.31, cv=1.2, max_len=1024,
+                                    source=_VLLM),
+                 LengthDistribution(kind="lognormal", mean=337.99, cv=1.2, source=_VLLM)),
 }
 
 
