@@ -112,3 +112,19 @@ def test_invalid_shapes_are_rejected():
         transformer_graph(cfg, batch=1, new_tokens=8, context_len=4)
     with pytest.raises(ConfigError, match="not divisible by num_heads"):
         cfg.scaled(num_heads=33)
+
+
+def test_transformer_config_is_a_frozen_validated_model():
+    from pydantic import ValidationError
+
+    from archsim.compilers.graph import TransformerConfig
+
+    cfg = TransformerConfig(name="t", num_layers=2, hidden=64, num_heads=8, ffn_hidden=128,
+                            vocab=100)
+    assert cfg.num_kv_heads == 8  # None resolves to num_heads
+    assert cfg.scaled(num_kv_heads=2).kv_hidden == 2 * 8
+    with pytest.raises(ValidationError):
+        cfg.hidden = 128  # frozen
+    with pytest.raises(ConfigError, match="must be a positive integer, not 0") as e:
+        cfg.scaled(vocab=0)
+    assert e.value.field == "vocab"

@@ -255,3 +255,21 @@ def test_swapping_the_executor_changes_the_run_accordingly(sharegpt, policy):
     slow, fast = simulate(a100, sharegpt, policy).metrics, simulate(h100, sharegpt, policy).metrics
     assert fast.iterations == slow.iterations
     assert fast.makespan_s < slow.makespan_s
+
+
+def test_policies_are_frozen_models_told_apart_by_kind():
+    from pydantic import TypeAdapter, ValidationError
+
+    from archsim.sim.serving.policies import Policy
+
+    p = TypeAdapter(Policy).validate_python({"kind": "paged", "preemption": "swap",
+                                             "block_tokens": 8})
+    assert isinstance(p, PagedPolicy) and p.name == "paged-swap" and p.block_tokens == 8
+    assert isinstance(TypeAdapter(Policy).validate_python({"kind": "s3"}), S3Policy)
+    with pytest.raises(ValidationError):
+        p.block_tokens = 4  # frozen
+    with pytest.raises(ConfigError, match="unknown preemption mode 'drop'") as e:
+        TypeAdapter(Policy).validate_python({"kind": "paged", "preemption": "drop"})
+    assert e.value.allowed == ("recompute", "swap")
+    with pytest.raises(TypeError):
+        Buckets(8, 1024)  # keyword-only
