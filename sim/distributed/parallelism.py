@@ -35,6 +35,7 @@ each operator's shard, the optimizer step, the embedding lookups -- is priced by
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated
 
@@ -649,9 +650,35 @@ def evaluate_llm(
     plan = llm_plan(workload, cluster, strategy, global_batch=global_batch, mode=mode)
     eff = efficiency or Efficiency()
     gpu = executor or eff.roofline(cluster)
-    compute = llm_compute(workload, plan, gpu)
-    tp = tp_communication(workload, plan, cluster)
-    cp = cp_communication(workload, plan, cluster, compute)
+    return _evaluate_llm(workload, cluster, strategy, plan, eff, gpu, global_batch, None)
+
+
+#: What :func:`llm_compute`, :func:`tp_communication` and :func:`cp_communication` depend on
+#: besides the workload, mode, cluster and executor: micro-batch, TP, CP, sequence parallelism.
+_ShardKey = tuple[int, int, int, bool]
+_ShardTerms = tuple[LLMCompute, TPComm, CPComm]
+
+
+def _evaluate_llm(workload: LLMWorkload, cluster: ClusterSpec, strategy: Strategy,
+                  plan: LLMPlan, eff: Efficiency, gpu: HardwareModel, global_batch: int,
+                  shard_cache: dict[_ShardKey, _ShardTerms] | None) -> IterationBreakdown:
+    """The body of :func:`evaluate_llm` once the plan, efficiency and executor are known.
+
+    ``shard_cache`` (one per search: same workload, mode, cluster and executor) keeps the
+    compute and TP/CP terms of each (micro-batch, tp, cp, sp): thousands of strategies differ
+    only in dp/pp/ZeRO/recompute/interleave, which these terms do not read, so pricing the
+    shards once per key gives the same numbers from far fewer ``operator_cost`` calls.
+    """
+    key = (plan.mb, plan.tp, plan.cp, plan.sequence_parallel)
+    terms = shard_cache.get(key) if shard_cache is not None else None
+    if terms is None:
+        compute = llm_compute(workload, plan, gpu)
+        tp = tp_communication(workload, plan, cluster)
+        cp = cp_communication(workload, plan, cluster, compute)
+        if shard_cache is not None:
+            shard_cache[key] = (compute, tp, cp)
+    else:
+        compute, tp, cp = terms
     z3 = zero3_communication(plan, cluster, compute)
     rec = recomputation(plan, compute, tp, cp)
     pipe = pipeline(workload, plan, cluster, compute, tp, cp, z3, rec)
@@ -689,15 +716,15 @@ def evaluate_llm(
                                       else workload.forward_flops_per_sequence())
         sync_points = 1
     return IterationBreakdown(
-        model=workload.name, strategy=str(strategy), mode=mode, num_gpus=cluster.num_gpus,
+        model=workload.name, strategy=str(strategy), mode=plan.mode, num_gpus=cluster.num_gpus,
         global_batch=global_batch, iteration_s=iteration, compute_s=compute_s,
         recompute_s=rec.compute_s, bubble_s=pipe.bubble_s, exposed_comm_s=exposed, comm_s=comm,
         memory=memory, tokens_per_iteration=global_batch * plan.tokens,
         model_flops=model_flops, peak_flops_per_s=cluster.gpu.peak(eff.dtype),
         sync_points=sync_points,
         details={"micro_batches": m, "layers_per_stage": ls,
-                 "collectives": _llm_collectives(strategy, m, ls, mode),
-                 "kernels": m * (ls * len(workload.ops(mode)) + 1)
+                 "collectives": _llm_collectives(strategy, m, ls, plan.mode),
+                 "kernels": m * (ls * len(workload.ops(plan.mode)) + 1)
                  * ((4 if plan.recompute else 3) if plan.training else 1),
                  "layer_fwd_s": f_layer, "tp_comm_per_layer_s": tp.per_layer_s,
                  "optimizer_s": optimizer_s},
@@ -966,6 +993,24 @@ def evaluate_dlrm(
                                 "kernels": 2 * (len(cfg.mlp_layers) + cfg.num_tables + 2)
                                 * (3 if training else 1)},
     )
+
+
+def _llm_evaluator(workload: LLMWorkload, cluster: ClusterSpec, *, global_batch: int,
+                   mode: str, efficiency: Efficiency | None,
+                   executor: HardwareModel | None) -> Callable[[Strategy], IterationBreakdown]:
+    """:func:`evaluate_llm` for many strategies of one workload, cluster, batch and mode (what
+    the search runs): the efficiency and default executor are built once and the per-shard
+    terms shared between strategies (see :func:`_evaluate_llm`). Same results, same
+    rejections."""
+    eff = efficiency or Efficiency()
+    gpu = executor or eff.roofline(cluster)
+    shard_cache: dict[_ShardKey, _ShardTerms] = {}
+
+    def run(strategy: Strategy) -> IterationBreakdown:
+        plan = llm_plan(workload, cluster, strategy, global_batch=global_batch, mode=mode)
+        return _evaluate_llm(workload, cluster, strategy, plan, eff, gpu, global_batch,
+                             shard_cache)
+    return run
 
 
 def evaluate(workload: LLMWorkload | DLRMWorkload, cluster: ClusterSpec,

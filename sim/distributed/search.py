@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...errors import ConfigError
@@ -18,6 +19,7 @@ from .parallelism import (
     IterationBreakdown,
     Strategy,
     StrategyRejected,
+    _llm_evaluator,
     evaluate,
 )
 
@@ -120,8 +122,13 @@ def enumerate_strategies(workload: LLMWorkload | DLRMWorkload, cluster: ClusterS
             for zero, mb, rc, sp, v in itertools.product(zeros, mbs, recomputes, sps, vs):
                 if global_batch % (dp * mb):
                     continue
-                out.append(Strategy(dp=dp, tp=tp, pp=pp, cp=cp, zero=zero, micro_batch=mb,
-                                    recompute=rc, sequence_parallel=sp, interleave=v))
+                # Built without re-validation (validating 12,000 candidates cost as much as
+                # evaluating them): every field is a positive int / allowed value from the
+                # loops above, sp only with tp > 1 and v > 1 only with pp > 1, which is all
+                # Strategy's validators check (a test compares each with Strategy(**fields)).
+                out.append(Strategy.model_construct(
+                    dp=dp, tp=tp, pp=pp, cp=cp, zero=zero, micro_batch=mb, recompute=rc,
+                    sequence_parallel=sp, interleave=v))
     return out
 
 
@@ -156,6 +163,29 @@ def baseline_strategies(workload: LLMWorkload | DLRMWorkload, cluster: ClusterSp
                    "micro-batch (else 1)")
 
 
+def _evaluator(workload: LLMWorkload | DLRMWorkload, cluster: ClusterSpec, *,
+               global_batch: int, mode: str, efficiency: Efficiency | None,
+               executor: HardwareModel | None,
+               ) -> Callable[[Strategy | DLRMStrategy], IterationBreakdown]:
+    """:func:`evaluate` of one candidate; for LLMs the shared-term evaluator (same results,
+    the strategy-independent work done once per search)."""
+    if isinstance(workload, LLMWorkload):
+        llm = _llm_evaluator(workload, cluster, global_batch=global_batch, mode=mode,
+                             efficiency=efficiency, executor=executor)
+
+        def run(st: Strategy | DLRMStrategy) -> IterationBreakdown:
+            if isinstance(st, Strategy):
+                return llm(st)
+            return evaluate(workload, cluster, st, global_batch=global_batch, mode=mode,
+                            efficiency=efficiency, executor=executor)
+        return run
+
+    def run_any(st: Strategy | DLRMStrategy) -> IterationBreakdown:
+        return evaluate(workload, cluster, st, global_batch=global_batch, mode=mode,
+                        efficiency=efficiency, executor=executor)
+    return run_any
+
+
 def search(
     workload: LLMWorkload | DLRMWorkload,
     cluster: ClusterSpec,
@@ -186,10 +216,11 @@ def search(
     ranked: list[IterationBreakdown] = []
     rejected: list[tuple[str, str]] = []
     candidates: list[Strategy | DLRMStrategy] = list(cands)
+    run = _evaluator(workload, cluster, global_batch=global_batch, mode=mode,
+                     efficiency=efficiency, executor=executor)
     for done, st in enumerate(candidates, start=1):
         try:
-            ranked.append(evaluate(workload, cluster, st, global_batch=global_batch, mode=mode,
-                                   efficiency=efficiency, executor=executor))
+            ranked.append(run(st))
         except StrategyRejected as exc:
             rejected.append((str(st), exc.reason))
         if progress is not None:
