@@ -154,9 +154,16 @@ class LLMWorkload(Config):
     def num_layers(self) -> int:
         return self.model.num_layers
 
-    @property
+    # The figures below are cached: the strategy search reads them for every candidate, and
+    # the (frozen) model they come from cannot change.
+    @cached_property
     def params_per_layer(self) -> int:
         return self.model.params_per_layer
+
+    @cached_property
+    def embedding_params(self) -> int:
+        """Input embedding (+ untied output projection) parameters."""
+        return self.model.embedding_params
 
     @property
     def num_params(self) -> int:
@@ -164,6 +171,10 @@ class LLMWorkload(Config):
 
     def forward_flops_per_sequence(self) -> float:
         """All forward FLOPs of one sequence: every block's operators plus the LM head."""
+        return self._forward_flops
+
+    @cached_property
+    def _forward_flops(self) -> float:
         return self.num_layers * sum(o.flops for o in self.layer_ops) + self.head_op.flops
 
     def decode_flops_per_sequence(self) -> float:

@@ -389,15 +389,15 @@ def llm_plan(workload: LLMWorkload, cluster: ClusterSpec, strategy: Strategy, *,
     _reject_llm(workload, cluster, strategy, global_batch, mode)
     cfg, st = workload.model, strategy
     layers_stage = math.ceil(cfg.num_layers / st.pp)
-    emb_stage = cfg.embedding_params if st.pp == 1 else cfg.vocab * cfg.hidden
+    emb_stage = workload.embedding_params if st.pp == 1 else cfg.vocab * cfg.hidden
     return LLMPlan(
         mode=mode, mb=st.micro_batch, dp=st.dp, tp=st.tp, pp=st.pp, cp=st.cp,
         interleave=st.interleave, sequence_parallel=st.sequence_parallel,
         recompute=st.recompute == "full", zero=st.zero,
         micro_batches=global_batch // (st.dp * st.micro_batch), layers_per_stage=layers_stage,
         tokens=workload.tokens_per_sequence(mode),
-        params_gpu=(layers_stage * cfg.params_per_layer + emb_stage) / st.tp,
-        layer_params_gpu=cfg.params_per_layer / st.tp)
+        params_gpu=(layers_stage * workload.params_per_layer + emb_stage) / st.tp,
+        layer_params_gpu=workload.params_per_layer / st.tp)
 
 
 @dataclass(frozen=True)
@@ -539,11 +539,12 @@ class Pipeline:
 
 
 def pipeline(workload: LLMWorkload, plan: LLMPlan, cluster: ClusterSpec, compute: LLMCompute,
-             tp: TPComm, cp: CPComm, z3: ZeRO3Comm, rec: Recompute) -> Pipeline:
+             tp: TPComm, cp: CPComm, z3: ZeRO3Comm, rec: Recompute, *,
+             p2p_s: float | None = None) -> Pipeline:
     """1F1B (training, bubble ``(pp - 1) / interleave`` micro-batches), a forward pipeline
     (prefill) or steady-state generation (decode: idle only with fewer than ``pp``
-    micro-batches)."""
-    p2p = _p2p_s(workload, plan, cluster)
+    micro-batches). ``p2p_s`` is the send/receive per pass when already known."""
+    p2p = _p2p_s(workload, plan, cluster) if p2p_s is None else p2p_s
     ls, m, pp, v = plan.layers_per_stage, plan.micro_batches, plan.pp, plan.interleave
     f_layer, head_f, tp_f = compute.layer_fwd_s, compute.head_fwd_s, tp.per_layer_s
     if plan.training:
@@ -653,36 +654,62 @@ def evaluate_llm(
     return _evaluate_llm(workload, cluster, strategy, plan, eff, gpu, global_batch, None)
 
 
-#: What :func:`llm_compute`, :func:`tp_communication` and :func:`cp_communication` depend on
-#: besides the workload, mode, cluster and executor: micro-batch, TP, CP, sequence parallelism.
-_ShardKey = tuple[int, int, int, bool]
-_ShardTerms = tuple[LLMCompute, TPComm, CPComm]
+@dataclass
+class _SearchCache:
+    """Cost terms shared between the strategies of one search (same workload, mode, cluster,
+    batch and executor), each keyed by every value its function reads that can differ
+    between strategies: thousands of candidates differ only in degrees those terms ignore,
+    so each is computed once per key -- the same numbers from far fewer ``operator_cost``
+    and collective calls (the executor is a pure function of the work it prices)."""
+
+    #: (micro-batch, tp, cp, sp) -> :func:`llm_compute`, :func:`tp_communication`,
+    #: :func:`cp_communication`
+    shard: dict[tuple[int, int, int, bool], tuple[LLMCompute, TPComm, CPComm]] = field(
+        default_factory=dict)
+    #: (pp, micro-batch, cp, interleave, sp split, tp, dp) -> :func:`_p2p_s`
+    p2p: dict[tuple[int, ...], float] = field(default_factory=dict)
+    #: every input of :func:`dp_communication` -> its result
+    dp: dict[tuple[object, ...], DPComm] = field(default_factory=dict)
+    #: parameters stepped -> :func:`optimizer_step_s`
+    optimizer: dict[float, float] = field(default_factory=dict)
 
 
 def _evaluate_llm(workload: LLMWorkload, cluster: ClusterSpec, strategy: Strategy,
                   plan: LLMPlan, eff: Efficiency, gpu: HardwareModel, global_batch: int,
-                  shard_cache: dict[_ShardKey, _ShardTerms] | None) -> IterationBreakdown:
-    """The body of :func:`evaluate_llm` once the plan, efficiency and executor are known.
-
-    ``shard_cache`` (one per search: same workload, mode, cluster and executor) keeps the
-    compute and TP/CP terms of each (micro-batch, tp, cp, sp): thousands of strategies differ
-    only in dp/pp/ZeRO/recompute/interleave, which these terms do not read, so pricing the
-    shards once per key gives the same numbers from far fewer ``operator_cost`` calls.
-    """
-    key = (plan.mb, plan.tp, plan.cp, plan.sequence_parallel)
-    terms = shard_cache.get(key) if shard_cache is not None else None
-    if terms is None:
+                  cache: _SearchCache | None) -> IterationBreakdown:
+    """The body of :func:`evaluate_llm` once the plan, efficiency and executor are known;
+    ``cache`` (one per search, see :class:`_SearchCache`) or ``None`` to compute every term."""
+    if cache is None:
         compute = llm_compute(workload, plan, gpu)
         tp = tp_communication(workload, plan, cluster)
         cp = cp_communication(workload, plan, cluster, compute)
-        if shard_cache is not None:
-            shard_cache[key] = (compute, tp, cp)
+        p2p = _p2p_s(workload, plan, cluster)
     else:
+        key = (plan.mb, plan.tp, plan.cp, plan.sequence_parallel)
+        terms = cache.shard.get(key)
+        if terms is None:
+            compute = llm_compute(workload, plan, gpu)
+            terms = cache.shard[key] = (compute, tp_communication(workload, plan, cluster),
+                                        cp_communication(workload, plan, cluster, compute))
         compute, tp, cp = terms
+        p2p_key = (plan.pp, plan.mb, plan.cp, plan.interleave, plan.sp_split, plan.tp, plan.dp)
+        p2p_s = cache.p2p.get(p2p_key)
+        if p2p_s is None:
+            p2p_s = cache.p2p[p2p_key] = _p2p_s(workload, plan, cluster)
+        p2p = p2p_s
     z3 = zero3_communication(plan, cluster, compute)
     rec = recomputation(plan, compute, tp, cp)
-    pipe = pipeline(workload, plan, cluster, compute, tp, cp, z3, rec)
-    dp = dp_communication(plan, cluster, compute, z3)
+    pipe = pipeline(workload, plan, cluster, compute, tp, cp, z3, rec, p2p_s=p2p)
+    if cache is None:
+        dp = dp_communication(plan, cluster, compute, z3)
+    else:
+        dp_key = (plan.training, plan.zero, plan.shard, plan.micro_batches,
+                  z3.per_micro_batch_s, plan.layers_per_stage, plan.params_gpu, plan.tp,
+                  compute.layer_fwd_s)
+        dp_term = cache.dp.get(dp_key)
+        if dp_term is None:
+            dp_term = cache.dp[dp_key] = dp_communication(plan, cluster, compute, z3)
+        dp = dp_term
     memory = llm_memory(workload, plan, cluster, compute, eff, global_batch=global_batch)
     if not memory.fits:
         raise StrategyRejected(strategy, memory.describe())
@@ -690,8 +717,13 @@ def _evaluate_llm(workload: LLMWorkload, cluster: ClusterSpec, strategy: Strateg
     m, ls = plan.micro_batches, plan.layers_per_stage
     f_layer, head_f = compute.layer_fwd_s, compute.head_fwd_s
     if plan.training:
-        optimizer_s = optimizer_step_s(gpu, plan.params_gpu / (plan.shard if plan.zero >= 1
-                                                               else 1))
+        stepped = plan.params_gpu / (plan.shard if plan.zero >= 1 else 1)
+        opt_s = cache.optimizer.get(stepped) if cache is not None else None
+        if opt_s is None:
+            opt_s = optimizer_step_s(gpu, stepped)
+            if cache is not None:
+                cache.optimizer[stepped] = opt_s
+        optimizer_s = opt_s
         iteration = pipe.pipeline_s + dp.exposed_s + optimizer_s
         compute_s = m * (ls * 3 * f_layer + 3 * head_f) + optimizer_s
         passes = 3 if plan.recompute else 2  # TP collectives: forward, backward (, recompute)
@@ -1004,12 +1036,11 @@ def _llm_evaluator(workload: LLMWorkload, cluster: ClusterSpec, *, global_batch:
     rejections."""
     eff = efficiency or Efficiency()
     gpu = executor or eff.roofline(cluster)
-    shard_cache: dict[_ShardKey, _ShardTerms] = {}
+    cache = _SearchCache()
 
     def run(strategy: Strategy) -> IterationBreakdown:
         plan = llm_plan(workload, cluster, strategy, global_batch=global_batch, mode=mode)
-        return _evaluate_llm(workload, cluster, strategy, plan, eff, gpu, global_batch,
-                             shard_cache)
+        return _evaluate_llm(workload, cluster, strategy, plan, eff, gpu, global_batch, cache)
     return run
 
 
