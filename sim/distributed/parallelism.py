@@ -668,6 +668,8 @@ class _SearchCache:
         default_factory=dict)
     #: (pp, micro-batch, cp, interleave, sp split, tp, dp) -> :func:`_p2p_s`
     p2p: dict[tuple[int, ...], float] = field(default_factory=dict)
+    #: every input of :func:`zero3_communication` -> its result
+    zero3: dict[tuple[object, ...], ZeRO3Comm] = field(default_factory=dict)
     #: every input of :func:`dp_communication` -> its result
     dp: dict[tuple[object, ...], DPComm] = field(default_factory=dict)
     #: parameters stepped -> :func:`optimizer_step_s`
@@ -697,7 +699,15 @@ def _evaluate_llm(workload: LLMWorkload, cluster: ClusterSpec, strategy: Strateg
         if p2p_s is None:
             p2p_s = cache.p2p[p2p_key] = _p2p_s(workload, plan, cluster)
         p2p = p2p_s
-    z3 = zero3_communication(plan, cluster, compute)
+    if cache is None:
+        z3 = zero3_communication(plan, cluster, compute)
+    else:
+        z3_key = (plan.training, plan.zero, plan.shard, plan.layers_per_stage,
+                  compute.layer_fwd_s, plan.layer_params_gpu, plan.tp)
+        z3_term = cache.zero3.get(z3_key)
+        if z3_term is None:
+            z3_term = cache.zero3[z3_key] = zero3_communication(plan, cluster, compute)
+        z3 = z3_term
     rec = recomputation(plan, compute, tp, cp)
     pipe = pipeline(workload, plan, cluster, compute, tp, cp, z3, rec, p2p_s=p2p)
     if cache is None:
