@@ -346,12 +346,25 @@ class GroupOperators:
             io = self._io[t] = (TensorSpec("qkv", (n_l, t, h + 2 * cfg.kv_hidden), self.dtype),
                                 TensorSpec("attn", (n_l, t, h), self.dtype))
         qkv, out = io
-        kv = TensorSpec("kv_cache", (*self._kv_shape, ctx, self.cfg.kv_hidden), self.dtype,
-                        role="kv_cache")
+        kv = _tensor("kv_cache", (*self._kv_shape, ctx, self.cfg.kv_hidden), self.dtype,
+                     "kv_cache")  # ctx >= 0 was checked above; dtype in __init__
         return Operator("attention", "attention", (qkv, kv), (out,),
                         self._attn_flops * float(attn_pairs),
                         {**self._attn_attrs, "tokens": t, "context_tokens": ctx,
                          "attn_pairs": attn_pairs, "macs": self._attn_macs * int(attn_pairs)})
+
+
+def _tensor(name: str, shape: tuple[int, ...], dtype: str, role: str) -> TensorSpec:
+    # The TensorSpec that TensorSpec(name, shape, dtype, role) builds, for arguments the
+    # caller has already checked (non-negative Python ints, a known dtype and role): the
+    # serving engine builds one per priced iteration shape, where the checks dominate.
+    spec = object.__new__(TensorSpec)
+    put = object.__setattr__
+    put(spec, "name", name)
+    put(spec, "shape", shape)
+    put(spec, "dtype", dtype)
+    put(spec, "role", role)
+    return spec
 
 
 @lru_cache(maxsize=64)

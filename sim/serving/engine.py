@@ -32,9 +32,12 @@ from .metrics import SLO, ServingResult, Timeline, compute_metrics
 from .policies import MemoryPolicy
 from .requests import RequestSet
 from .scheduler import Scheduler
-from .state import RequestTable, RunningBatch
+from .state import RequestTable, Rows, RunningBatch
 
 __all__ = ["simulate"]
+
+#: ``np.add.reduce``: what ``ndarray.sum`` runs, without its Python-level dispatch.
+_sum = np.add.reduce
 
 
 def _positive_int(value: object, field: str, *, optional: bool = True) -> None:
@@ -82,6 +85,11 @@ class _Engine:
         self.done = 0
         # contiguous: searchsorted on a strided column would copy it at every call
         self._arrival = np.ascontiguousarray(table.field("arrival_s"))
+        self._first = table.field("first_token_s")
+        self._finish_s = table.field("finish_s")
+        self._generated = table.field("generated")
+        self._preemptions = table.field("preemptions")
+        self._wasted = table.field("wasted_tokens")
         self._next_arrival = 0
 
     # -- the loop --------------------------------------------------------------------------
@@ -98,11 +106,11 @@ class _Engine:
                 continue
             victims, dt = self.memory.make_room(self.batch)
             self.t += dt
-            if victims.size:
+            preempted = len(victims["id"]) > 0
+            if preempted:
                 self._requeue(victims)
-            new = self._admit(preempted=victims.size > 0)
-            ctx_run = self.batch.context
-            ctx_run_sum = int(ctx_run.sum())
+            new = self._admit(preempted=preempted)
+            ctx_run_sum = self.batch.context_sum
             tl = self.timeline
             tl.time_s.append(self.t)
             tl.batch.append(self.batch.size + new.size)
@@ -114,11 +122,11 @@ class _Engine:
             self._finish()
             self._preempt_overflows()
 
-    def _requeue(self, rows: np.ndarray) -> None:
+    def _requeue(self, rows: Rows) -> None:
         """Preempted rows: record their progress and put them first in the queue."""
         ids = rows["id"]
-        self.table.field("generated")[ids] = rows["generated"]
-        self.table.field("preemptions")[ids] += 1
+        self._generated[ids] = rows["generated"]
+        self._preemptions[ids] += 1
         self.queue.extendleft(ids[::-1].tolist())
 
     def _admit(self, *, preempted: bool) -> np.ndarray:
@@ -144,30 +152,34 @@ class _Engine:
         self.t += dt
         self.timeline.reserved.append(self.memory.reserved_tokens)
         self.memory.check(self.iterations)
-        np_, ng = rows["prompt"], rows["generated"]
-        n_i = (np_ + ng)[prefill]
-        g_pf = ng[prefill]
+        ng = rows["generated"]
+        tot = rows["prompt"] + ng  # each admitted row's attention span this iteration
+        if prefill.all():  # the usual case: every admitted row is prefilled
+            n_i, g_pf, sum_c = tot, ng, ctx_run_sum
+        else:  # swapped-in rows decode instead
+            n_i, g_pf = tot[prefill], ng[prefill]
+            sum_c = ctx_run_sum + int(_sum(tot[~prefill]))
         if g_pf.any():  # recompute of preempted sequences re-encodes their tokens
-            self.table.field("wasted_tokens")[new[prefill]] += np.where(g_pf > 0, n_i, 0)
-        sum_n = int(n_i.sum())
+            self._wasted[new[prefill]] += np.where(g_pf > 0, n_i, 0)
+        sum_n = int(_sum(n_i))
         n_dec = self.batch.size + (new.size - n_i.size)
-        sum_c = ctx_run_sum + int((np_ + ng)[~prefill].sum())
         self.t += self.cost.iteration_latency_s(
             float(sum_n + n_dec), float(n_i.size + n_dec),
-            float(int((n_i * n_i).sum()) + sum_c), float(sum_n + sum_c))
-        first = self.table.field("first_token_s")
+            float(int(n_i @ n_i) + sum_c), float(sum_n + sum_c))
+        first = self._first
         fresh = new[np.isnan(first[new])]
         first[fresh] = self.t
-        self.batch.rows["generated"] += 1
-        rows["generated"] += 1
-        self.batch.append(rows)
+        self.batch.advance(1)
+        ng += 1
+        # the rows' spans after this step: sum_n + (sum_c - ctx_run_sum) before it, +1 each
+        self.batch.append(rows, context_sum=sum_n + (sum_c - ctx_run_sum) + new.size)
         self.iterations += 1
 
     def _decode_run(self, ctx_run_sum: int) -> None:
         """A run of decode iterations up to the next event, costed at once."""
-        b = self.batch.rows
+        b = self.batch
         self.timeline.reserved.append(self.memory.reserved_tokens)
-        k = int((b["output"] - b["generated"]).min())
+        k = int((b.output - b.generated).min())
         if self.max_decode_run is not None:
             k = min(k, self.max_decode_run)
         k = self.memory.limit_run(self.batch, k)
@@ -191,17 +203,16 @@ class _Engine:
         self.t = float(ends[k - 1])
         self.iterations += k
         self.memory.grow(self.batch, k, self.iterations)
-        b = self.batch.rows  # grow may have replaced the blocks column, not the array
-        b["generated"] += k
+        b.advance(k)
 
     def _finish(self) -> None:
-        b = self.batch.rows
-        done = b["generated"] >= b["output"]
+        b = self.batch
+        done = b.generated >= b.output
         if done.any():
-            rows = self.batch.keep(~done)
+            rows = self.batch.drop(done)
             ids = rows["id"]
-            self.table.field("finish_s")[ids] = self.t
-            self.table.field("generated")[ids] = rows["generated"]
+            self._finish_s[ids] = self.t
+            self._generated[ids] = rows["generated"]
             self.done += ids.size
             self.memory.release(rows)
             if self.progress is not None:
@@ -214,11 +225,11 @@ class _Engine:
         over = self.memory.overflowed(self.batch)
         if over is None or not over.any():
             return
-        rows = self.batch.keep(~over)
+        rows = self.batch.drop(over)
         self.memory.release(rows)
-        self.table.field("generated")[rows["id"]] = rows["generated"]
+        self._generated[rows["id"]] = rows["generated"]
         self.memory.repredict(rows["id"], self.rng)
-        self.table.field("preemptions")[rows["id"]] += 1
+        self._preemptions[rows["id"]] += 1
         self.queue.extendleft(rows["id"][::-1].tolist())
 
 
@@ -283,10 +294,10 @@ def simulate(
                      max_decode_run=max_decode_run, progress=progress)
     engine.run()
 
-    rows = table.rows
+    col = table.field
     arr, p, o = reqs.arrival_s, reqs.prompt_tokens, reqs.output_tokens
-    first, fin = rows["first_token_s"].copy(), rows["finish_s"].copy()
-    pre, waste = rows["preemptions"].copy(), rows["wasted_tokens"].copy()
+    first, fin = col("first_token_s").copy(), col("finish_s").copy()
+    pre, waste = col("preemptions").copy(), col("wasted_tokens").copy()
     timeline = engine.timeline.build(memory.capacity_tokens)
     metrics = compute_metrics(arrival_s=arr, first_token_s=first, finish_s=fin, output_tokens=o,
                               preemptions=pre, wasted_tokens=waste, timeline=timeline,

@@ -26,10 +26,16 @@ import numpy as np
 
 from ...errors import ConfigError, SimulationError
 from .predictor import LengthPredictor
-from .state import RequestTable, RunningBatch
+from .state import RequestTable, Rows, RunningBatch
 
 __all__ = ["KVCache", "MemoryManager", "ReservationManager", "WorstCaseReservation",
            "OracleReservation", "PredictedReservation", "PagedBlockManager"]
+
+
+#: What a manager returns when it preempts nothing (never written to).
+_NO_ROWS: Rows = RunningBatch.empty_rows()
+for _col in _NO_ROWS.values():
+    _col.flags.writeable = False
 
 
 @dataclass(frozen=True)
@@ -93,20 +99,20 @@ class MemoryManager(ABC):
     def sizes_of(self, ids: np.ndarray) -> np.ndarray:
         """What admitting each request takes, in allocation units."""
 
-    def make_room(self, batch: RunningBatch) -> tuple[np.ndarray, float]:
+    def make_room(self, batch: RunningBatch) -> tuple[Rows, float]:
         """Before an iteration: preempt rows if the next step cannot be covered.
 
         Returns the preempted rows (removed from ``batch``, latest admitted last)
         and the seconds the preemption takes. Default: nothing to do.
         """
-        return batch.rows[:0], 0.0
+        return _NO_ROWS, 0.0
 
     @abstractmethod
     def free_for_admission(self) -> float:
         """Room for admissions now, in allocation units."""
 
     @abstractmethod
-    def admit(self, batch: RunningBatch, rows: np.ndarray) -> tuple[np.ndarray, float]:
+    def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
         """Allocate for ``rows`` joining ``batch`` (and the batch's next step).
 
         Sets ``rows["blocks"]``; returns which rows need a prefill (the others
@@ -130,7 +136,7 @@ class MemoryManager(ABC):
         return None  # reservations cover the whole sequence up front
 
     @abstractmethod
-    def release(self, rows: np.ndarray) -> None:
+    def release(self, rows: Rows) -> None:
         """Free what ``rows`` (leaving the batch) hold."""
 
     def overflowed(self, batch: RunningBatch) -> np.ndarray | None:
@@ -165,9 +171,9 @@ class ReservationManager(MemoryManager):
     def free_for_admission(self) -> float:
         return self.kv.capacity_tokens - self.reserved
 
-    def admit(self, batch: RunningBatch, rows: np.ndarray) -> tuple[np.ndarray, float]:
+    def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
         self.reserved += int((rows["prompt"] + rows["limit"]).sum())
-        return np.ones(len(rows), bool), 0.0
+        return np.ones(len(rows["id"]), bool), 0.0
 
     def check(self, iteration: int) -> None:
         if self.reserved > self.kv.capacity_tokens:
@@ -178,7 +184,7 @@ class ReservationManager(MemoryManager):
     def fits(self, ids: np.ndarray) -> np.ndarray:
         return self.sizes_of(ids) <= self.kv.capacity_tokens - self.reserved
 
-    def release(self, rows: np.ndarray) -> None:
+    def release(self, rows: Rows) -> None:
         self.reserved -= int((rows["prompt"] + rows["limit"]).sum())
 
 
@@ -211,12 +217,10 @@ class PredictedReservation(ReservationManager):
         return np.clip(pred, 1, self.kv.max_seq_len - np.asarray(prompt, np.int64))
 
     def limit_run(self, batch: RunningBatch, k: int) -> int:
-        r = batch.rows
-        return min(k, int((r["limit"] - r["generated"]).min()))
+        return min(k, int((batch.limit - batch.generated).min()))
 
     def overflowed(self, batch: RunningBatch) -> np.ndarray | None:
-        r = batch.rows
-        return r["generated"] >= r["limit"]
+        return batch.generated >= batch.limit
 
     def repredict(self, ids: np.ndarray, rng: np.random.Generator) -> None:
         t = self.table
@@ -275,15 +279,15 @@ class PagedBlockManager(MemoryManager):
         return blocks * self.block_tokens * self.kv.kv_bytes_per_token \
             / self.kv.host_bw_bytes_per_s
 
-    def make_room(self, batch: RunningBatch) -> tuple[np.ndarray, float]:
+    def make_room(self, batch: RunningBatch) -> tuple[Rows, float]:
         if batch.size == 0:
             self._need, self._need_sum = np.zeros(0, np.int64), 0
-            return batch.rows[:0], 0.0
-        held = batch.rows["blocks"]
+            return _NO_ROWS, 0.0
+        held = batch.blocks
         need = np.maximum(self._blocks(batch.context) - held, 0)
         need_sum = int(need.sum())
         free = self.capacity_blocks - self.reserved
-        victims = batch.rows[:0]
+        victims = _NO_ROWS
         dt = 0.0
         if need_sum > free:  # preempt the most recently admitted (vLLM)
             tail_need = np.concatenate(([0], np.cumsum(need[::-1])))
@@ -303,8 +307,8 @@ class PagedBlockManager(MemoryManager):
     def free_for_admission(self) -> float:
         return self.capacity_blocks - self.reserved - self._need_sum - self.watermark_blocks
 
-    def admit(self, batch: RunningBatch, rows: np.ndarray) -> tuple[np.ndarray, float]:
-        batch.rows["blocks"] += self._need
+    def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
+        batch.blocks += self._need
         nb = self._blocks(rows["prompt"] + rows["generated"])
         rows["blocks"] = nb
         self.reserved += self._need_sum + int(nb.sum())
@@ -326,7 +330,7 @@ class PagedBlockManager(MemoryManager):
             return k
         # the longest run whose block growth the free pool covers
         free = self.capacity_blocks - self.reserved
-        ctx, held = batch.context, batch.rows["blocks"]
+        ctx, held = batch.context, batch.blocks
         lo, hi = 1, k
         while lo < hi:
             mid = (lo + hi + 1) // 2
@@ -340,14 +344,14 @@ class PagedBlockManager(MemoryManager):
         return self.sizes_of(ids) <= self.capacity_blocks - self.reserved - self.watermark_blocks
 
     def grow(self, batch: RunningBatch, k: int, iteration: int) -> None:
-        held = batch.rows["blocks"]
+        held = batch.blocks
         grown = np.maximum(self._blocks(batch.context + (k - 1)), held)
         self.reserved += int((grown - held).sum())
-        batch.rows["blocks"] = grown
+        held[:] = grown
         if self.reserved > self.capacity_blocks:
             raise SimulationError("KV-cache blocks exceed capacity", signal="kv_cache",
                                   cycle=iteration, expected=self.capacity_blocks,
                                   actual=self.reserved)
 
-    def release(self, rows: np.ndarray) -> None:
+    def release(self, rows: Rows) -> None:
         self.reserved -= int(rows["blocks"].sum())
