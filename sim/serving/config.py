@@ -366,7 +366,7 @@ class CostModel:
 
     def operator_latency_s(self, op: Operator) -> float:
         """Seconds the executor takes for its share of ``op``."""
-        return self.executor.operator_cost(self.shard(op)).latency_s
+        return self.executor.operator_cost(op if self.tp == 1 else self.shard(op)).latency_s
 
     def _dense_s(self, tokens: Number, sequences: Number) -> float:
         key = (tokens, sequences)
@@ -391,9 +391,15 @@ class CostModel:
 
     def _one(self, tokens: Number, sequences: Number, attn_pairs: Number,
              context_tokens: Number) -> float:
-        return (self._dense_s(tokens, sequences)
-                + self._attention_s(tokens, attn_pairs, context_tokens)
-                + (self.allreduce_s(tokens) + self.iteration_overhead_s))
+        # the caches are looked up here first: a hit skips the pricing method's call
+        d = self._dense.get((tokens, sequences))
+        if d is None:
+            d = self._dense_s(tokens, sequences)
+        a = self._attention.get((tokens, attn_pairs, context_tokens))
+        if a is None:
+            a = self._attention_s(tokens, attn_pairs, context_tokens)
+        return d + a + ((0.0 if self.tp == 1 else self.allreduce_s(tokens))
+                        + self.iteration_overhead_s)
 
     # -- latency -----------------------------------------------------------------------------
     def latency_s(self, shape: BatchShape) -> np.ndarray:

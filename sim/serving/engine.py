@@ -39,6 +39,9 @@ __all__ = ["simulate"]
 #: ``np.add.reduce``: what ``ndarray.sum`` runs, without its Python-level dispatch.
 _sum = np.add.reduce
 
+#: Decode steps priced before the first check for an arrival that ends the run (doubling).
+_FIRST_CHUNK = 8
+
 
 def _positive_int(value: object, field: str, *, optional: bool = True) -> None:
     if value is None and optional:
@@ -185,25 +188,62 @@ class _Engine:
         k = self.memory.limit_run(self.batch, k)
         r = float(self.batch.size)
         lat_fn = self.cost.iteration_latency_s
+        t0 = self.t
         if k == 1:
-            ends = np.array([self.t + lat_fn(r, r, float(ctx_run_sum), float(ctx_run_sum))])
+            ends = np.array([t0 + lat_fn(r, r, float(ctx_run_sum), float(ctx_run_sum))])
+            a = self._admissible_arrival_s(float(ends[-1]))
+            if a is not None:
+                k = min(k, int(np.searchsorted(ends, a, side="left")) + 1)
         else:
-            ctxs = ctx_run_sum + r * np.arange(k, dtype=float)
-            ends = self.t + np.cumsum(lat_fn(r, r, ctxs, ctxs))
-        n = len(self.table)
-        i_arr = self._next_arrival
-        arr = self._arrival
-        if i_arr < n and arr[i_arr] < ends[-1] and self.batch_cap - self.batch.size > 0:
-            j_end = int(np.searchsorted(arr, ends[-1], side="left"))
-            cand = self.scheduler.arrival_candidates(np.arange(i_arr, j_end), not self.queue)
-            hit = np.flatnonzero(self.memory.fits(cand))
-            if hit.size:  # stop the run when an arrival that could be admitted comes in
-                a = arr[cand[hit[0]]]
+            # priced in growing chunks, stopping at the chunk where an arrival that could
+            # be admitted comes in (it ends the run there): the same latencies, cumulative
+            # sums and cut as pricing all k at once, without pricing the steps past the cut
+            chunks: list[np.ndarray] = []
+            step = k if self._arrival_cut_impossible() else _FIRST_CHUNK
+            done, total = 0, 0.0
+            a = None
+            while done < k and a is None:
+                m = min(step, k - done)
+                ctxs = ctx_run_sum + r * np.arange(done, done + m, dtype=float)
+                lat = lat_fn(r, r, ctxs, ctxs)
+                # np.cumsum accumulates left to right: carrying the running total in
+                # front continues the one-shot cumulative sum exactly
+                cum = np.cumsum(lat if done == 0 else np.concatenate(([total], lat)))
+                cum = cum if done == 0 else cum[1:]
+                chunks.append(t0 + cum)
+                done += m
+                total = float(cum[-1])
+                a = self._admissible_arrival_s(float(chunks[-1][-1]))
+                step *= 2
+            ends = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+            if a is not None:
                 k = min(k, int(np.searchsorted(ends, a, side="left")) + 1)
         self.t = float(ends[k - 1])
         self.iterations += k
         self.memory.grow(self.batch, k, self.iterations)
         b.advance(k)
+
+    def _arrival_cut_impossible(self) -> bool:
+        """No arrival can end the coming run (none left, or no batch slot free)."""
+        return self._next_arrival >= len(self.table) or self.batch_cap - self.batch.size <= 0
+
+    def _admissible_arrival_s(self, end_s: float) -> float | None:
+        """Arrival time of the first request arriving before ``end_s`` that could be admitted.
+
+        Candidates of a shorter window are a prefix of a longer one's (see
+        :meth:`Scheduler.arrival_candidates`), so the first fit found in a shorter
+        window is the first fit of every longer one.
+        """
+        n = len(self.table)
+        i_arr = self._next_arrival
+        arr = self._arrival
+        if i_arr < n and arr[i_arr] < end_s and self.batch_cap - self.batch.size > 0:
+            j_end = int(np.searchsorted(arr, end_s, side="left"))
+            cand = self.scheduler.arrival_candidates(np.arange(i_arr, j_end), not self.queue)
+            hit = np.flatnonzero(self.memory.fits(cand))
+            if hit.size:  # stop the run when an arrival that could be admitted comes in
+                return float(arr[cand[hit[0]]])
+        return None
 
     def _finish(self) -> None:
         b = self.batch

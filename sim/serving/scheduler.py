@@ -51,7 +51,10 @@ class Scheduler(ABC):
         """Of requests arriving during a run of decode steps, those this scheduler could admit.
 
         The engine stops the run at the first one that fits, so an arrival that
-        could be admitted is not kept waiting for the run to end.
+        could be admitted is not kept waiting for the run to end. The engine prices
+        a run in chunks and asks about the arrivals before each chunk's end, so the
+        candidates of a prefix of ``arrivals`` must be a prefix of the candidates of
+        ``arrivals`` (both schedulers here satisfy this).
         """
 
 
