@@ -120,9 +120,9 @@ class _Engine:
             tl.used.append(ctx_run_sum - self.batch.size)  # KV held: prompt + generated - 1
             if new.size:
                 self._mixed_iteration(new, ctx_run_sum)
-            else:
-                self._decode_run(ctx_run_sum)
-            self._finish()
+                self._finish()
+            elif self._decode_run(ctx_run_sum):
+                self._finish()
             self._preempt_overflows()
 
     def _requeue(self, rows: Rows) -> None:
@@ -178,11 +178,15 @@ class _Engine:
         self.batch.append(rows, context_sum=sum_n + (sum_c - ctx_run_sum) + new.size)
         self.iterations += 1
 
-    def _decode_run(self, ctx_run_sum: int) -> None:
-        """A run of decode iterations up to the next event, costed at once."""
+    def _decode_run(self, ctx_run_sum: int) -> bool:
+        """A run of decode iterations up to the next event, costed at once.
+
+        Returns whether a sequence may have finished (the run reached the fewest
+        remaining output tokens of the batch).
+        """
         b = self.batch
         self.timeline.reserved.append(self.memory.reserved_tokens)
-        k = int((b.output - b.generated).min())
+        k_left = k = int((b.output - b.generated).min())
         if self.max_decode_run is not None:
             k = min(k, self.max_decode_run)
         k = self.memory.limit_run(self.batch, k)
@@ -222,6 +226,7 @@ class _Engine:
         self.iterations += k
         self.memory.grow(self.batch, k, self.iterations)
         b.advance(k)
+        return k >= k_left
 
     def _arrival_cut_impossible(self) -> bool:
         """No arrival can end the coming run (none left, or no batch slot free)."""

@@ -86,7 +86,7 @@ class DFFScheduler(Scheduler):
     def admit(self, queue: deque[int], sizes_of: SizesOf, free: float, slots: int,
               window: int) -> np.ndarray:
         m = min(window, len(queue))
-        ids = np.array([queue.popleft() for _ in range(m)], dtype=np.int64)
+        ids = np.fromiter(islice(queue, m), dtype=np.int64, count=m)
         sizes = sizes_of(ids)
         order = np.argsort(sizes, kind="stable")
         asc = sizes[order]
@@ -99,10 +99,17 @@ class DFFScheduler(Scheduler):
             chosen.append(int(order[j]))  # the largest request that still fits
             free -= asc[j]
             hi = j
-        mask = np.zeros(m, bool)
+        if not chosen:
+            return ids[:0]
+        # take the window's head up to the last chosen request out of the queue and put
+        # its unchosen ones back in order (those after the last chosen never leave)
+        head = max(chosen) + 1
+        for _ in range(head):
+            queue.popleft()
+        mask = np.zeros(head, bool)
         mask[chosen] = True
-        queue.extendleft(ids[~mask][::-1].tolist())
-        return ids[np.sort(np.array(chosen, dtype=np.int64))] if chosen else ids[:0]
+        queue.extendleft(ids[:head][~mask][::-1].tolist())
+        return ids[np.sort(np.array(chosen, dtype=np.int64))]
 
     def arrival_candidates(self, arrivals: np.ndarray, queue_empty: bool) -> np.ndarray:
         return arrivals

@@ -140,11 +140,21 @@ class RunningBatch:
 
     def drop(self, mask: np.ndarray) -> Rows:
         """Remove the rows where ``mask`` holds (the others keep their order); return them."""
-        live = self._store[:, :self.size]
-        gone = live[:, mask]
-        kept = live[:, ~mask]
-        self.size = m = kept.shape[1]
-        self._store[:, :m] = kept
+        n = self.size
+        store = self._store
+        at = np.flatnonzero(mask)
+        gone = store[:, at]
+        if at.size <= 4:  # usually one or two rows leave: close each gap with one move
+            dst = int(at[0]) if at.size else n
+            for j in range(at.size):
+                src = int(at[j]) + 1
+                end = int(at[j + 1]) if j + 1 < at.size else n
+                store[:, dst:dst + end - src] = store[:, src:end]  # numpy handles the overlap
+                dst += end - src
+        else:
+            kept = store[:, :n][:, ~mask]
+            store[:, :kept.shape[1]] = kept
+        self.size = n - at.size
         self._views()
         return self._gone(gone)
 
