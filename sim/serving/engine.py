@@ -36,8 +36,10 @@ from .state import RequestTable, Rows, RunningBatch
 
 __all__ = ["simulate"]
 
-#: ``np.add.reduce``: what ``ndarray.sum`` runs, without its Python-level dispatch.
-_sum = np.add.reduce
+# The reductions ndarray.sum/min/any/all run, without their Python-level dispatch (the
+# engine calls them on small arrays at every iteration, where the dispatch dominates).
+_sum, _min = np.add.reduce, np.minimum.reduce
+_any, _all = np.logical_or.reduce, np.logical_and.reduce
 
 #: Decode steps priced before the first check for an arrival that ends the run (doubling).
 _FIRST_CHUNK = 8
@@ -157,12 +159,12 @@ class _Engine:
         self.memory.check(self.iterations)
         ng = rows["generated"]
         tot = rows["prompt"] + ng  # each admitted row's attention span this iteration
-        if prefill.all():  # the usual case: every admitted row is prefilled
+        if _all(prefill):  # the usual case: every admitted row is prefilled
             n_i, g_pf, sum_c = tot, ng, ctx_run_sum
         else:  # swapped-in rows decode instead
             n_i, g_pf = tot[prefill], ng[prefill]
             sum_c = ctx_run_sum + int(_sum(tot[~prefill]))
-        if g_pf.any():  # recompute of preempted sequences re-encodes their tokens
+        if _any(g_pf):  # recompute of preempted sequences re-encodes their tokens
             self._wasted[new[prefill]] += np.where(g_pf > 0, n_i, 0)
         sum_n = int(_sum(n_i))
         n_dec = self.batch.size + (new.size - n_i.size)
@@ -186,7 +188,7 @@ class _Engine:
         """
         b = self.batch
         self.timeline.reserved.append(self.memory.reserved_tokens)
-        k_left = k = int((b.output - b.generated).min())
+        k_left = k = int(_min(b.output - b.generated))
         if self.max_decode_run is not None:
             k = min(k, self.max_decode_run)
         k = self.memory.limit_run(self.batch, k)
@@ -253,7 +255,7 @@ class _Engine:
     def _finish(self) -> None:
         b = self.batch
         done = b.generated >= b.output
-        if done.any():
+        if _any(done):
             rows = self.batch.drop(done)
             ids = rows["id"]
             self._finish_s[ids] = self.t
@@ -268,7 +270,7 @@ class _Engine:
         if not self.batch.size:
             return
         over = self.memory.overflowed(self.batch)
-        if over is None or not over.any():
+        if over is None or not _any(over):
             return
         rows = self.batch.drop(over)
         self.memory.release(rows)

@@ -32,6 +32,9 @@ __all__ = ["KVCache", "MemoryManager", "ReservationManager", "WorstCaseReservati
            "OracleReservation", "PredictedReservation", "PagedBlockManager"]
 
 
+# The reductions ndarray.sum/min/any run, without their Python-level dispatch.
+_sum, _min, _any = np.add.reduce, np.minimum.reduce, np.logical_or.reduce
+
 #: What a manager returns when it preempts nothing (never written to).
 _NO_ROWS: Rows = RunningBatch.empty_rows()
 for _col in _NO_ROWS.values():
@@ -172,7 +175,7 @@ class ReservationManager(MemoryManager):
         return self.kv.capacity_tokens - self.reserved
 
     def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
-        self.reserved += int((rows["prompt"] + rows["limit"]).sum())
+        self.reserved += int(_sum(rows["prompt"] + rows["limit"]))
         return np.ones(len(rows["id"]), bool), 0.0
 
     def check(self, iteration: int) -> None:
@@ -185,7 +188,7 @@ class ReservationManager(MemoryManager):
         return self.sizes_of(ids) <= self.kv.capacity_tokens - self.reserved
 
     def release(self, rows: Rows) -> None:
-        self.reserved -= int((rows["prompt"] + rows["limit"]).sum())
+        self.reserved -= int(_sum(rows["prompt"] + rows["limit"]))
 
 
 class WorstCaseReservation(ReservationManager):
@@ -217,7 +220,7 @@ class PredictedReservation(ReservationManager):
         return np.clip(pred, 1, self.kv.max_seq_len - np.asarray(prompt, np.int64))
 
     def limit_run(self, batch: RunningBatch, k: int) -> int:
-        return min(k, int((batch.limit - batch.generated).min()))
+        return min(k, int(_min(batch.limit - batch.generated)))
 
     def overflowed(self, batch: RunningBatch) -> np.ndarray | None:
         return batch.generated >= batch.limit
@@ -285,7 +288,7 @@ class PagedBlockManager(MemoryManager):
             return _NO_ROWS, 0.0
         held = batch.blocks
         need = np.maximum(self._blocks(batch.context) - held, 0)
-        need_sum = int(need.sum())
+        need_sum = int(_sum(need))
         free = self.capacity_blocks - self.reserved
         victims = _NO_ROWS
         dt = 0.0
@@ -294,13 +297,13 @@ class PagedBlockManager(MemoryManager):
             tail_held = np.concatenate(([0], np.cumsum(held[::-1])))
             keep = batch.size - int(np.argmax(need_sum - tail_need <= free + tail_held))
             victims = batch.truncate(keep)
-            freed = int(victims["blocks"].sum())
+            freed = int(_sum(victims["blocks"]))
             self.reserved -= freed
             if self.swap:
                 dt = self._swap_s(freed)
                 self._swapped[victims["id"]] = True
             need = need[:keep]
-            need_sum = int(need.sum())
+            need_sum = int(_sum(need))
         self._need, self._need_sum = need, need_sum
         return victims, dt
 
@@ -311,11 +314,11 @@ class PagedBlockManager(MemoryManager):
         batch.blocks += self._need
         nb = self._blocks(rows["prompt"] + rows["generated"])
         rows["blocks"] = nb
-        self.reserved += self._need_sum + int(nb.sum())
+        self.reserved += self._need_sum + int(_sum(nb))
         sw = self._swapped[rows["id"]]
         dt = 0.0
-        if sw.any():  # swap the KV cache back in; no recompute
-            dt = self._swap_s(float(nb[sw].sum()))
+        if _any(sw):  # swap the KV cache back in; no recompute
+            dt = self._swap_s(float(_sum(nb[sw])))
             self._swapped[rows["id"][sw]] = False
         return ~sw, dt
 
@@ -334,7 +337,7 @@ class PagedBlockManager(MemoryManager):
         lo, hi = 1, k
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if int(np.maximum(self._blocks(ctx + (mid - 1)) - held, 0).sum()) <= free:
+            if int(_sum(np.maximum(self._blocks(ctx + (mid - 1)) - held, 0))) <= free:
                 lo = mid
             else:
                 hi = mid - 1
@@ -346,7 +349,7 @@ class PagedBlockManager(MemoryManager):
     def grow(self, batch: RunningBatch, k: int, iteration: int) -> None:
         held = batch.blocks
         grown = np.maximum(self._blocks(batch.context + (k - 1)), held)
-        self.reserved += int((grown - held).sum())
+        self.reserved += int(_sum(grown - held))
         held[:] = grown
         if self.reserved > self.capacity_blocks:
             raise SimulationError("KV-cache blocks exceed capacity", signal="kv_cache",
@@ -354,4 +357,4 @@ class PagedBlockManager(MemoryManager):
                                   actual=self.reserved)
 
     def release(self, rows: Rows) -> None:
-        self.reserved -= int(rows["blocks"].sum())
+        self.reserved -= int(_sum(rows["blocks"]))
