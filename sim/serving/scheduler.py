@@ -18,6 +18,9 @@ import numpy as np
 
 __all__ = ["SizesOf", "Scheduler", "FCFSScheduler", "DFFScheduler"]
 
+#: Queued requests FCFS looks at before the whole window.
+_FCFS_HEAD = 8
+
 #: Sizes of requests (by id) in the memory manager's allocation units.
 SizesOf = Callable[[np.ndarray], np.ndarray]
 
@@ -65,10 +68,16 @@ class FCFSScheduler(Scheduler):
 
     def admit(self, queue: deque[int], sizes_of: SizesOf, free: float, slots: int,
               window: int) -> np.ndarray:
-        ids = np.fromiter(islice(queue, min(window, slots)), dtype=np.int64)
+        m = min(window, slots)
+        # the head first: usually memory is full after a few (np.cumsum adds left to right,
+        # so the head's cumulative sizes are the window's first ones exactly)
+        ids = np.fromiter(islice(queue, min(m, _FCFS_HEAD)), dtype=np.int64)
         if ids.size == 0:
             return ids
         c = int(np.searchsorted(np.cumsum(sizes_of(ids)), free, side="right"))
+        if c == ids.size and m > ids.size:  # all of the head fits: consider the whole window
+            ids = np.fromiter(islice(queue, m), dtype=np.int64)
+            c = int(np.searchsorted(np.cumsum(sizes_of(ids)), free, side="right"))
         for _ in range(c):
             queue.popleft()
         return ids[:c]
