@@ -379,14 +379,14 @@ class CostModel:
         return lat
 
     def _attention_s(self, tokens: Number, attn_pairs: Number, context_tokens: Number) -> float:
-        key = (tokens, attn_pairs, context_tokens)
-        lat = self._attention.get(key)
-        if lat is None:
-            if len(self._attention) >= _CACHE_LIMIT:
-                self._attention.clear()
-            op = self._groups.attention(tokens=int(tokens), attn_pairs=int(attn_pairs),
-                                        context_tokens=int(context_tokens))
-            lat = self._attention[key] = self.operator_latency_s(op)
+        # called on a cache miss (a decode step's attention shape is new at every step)
+        cache = self._attention
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        op = self._groups.attention(tokens=int(tokens), attn_pairs=int(attn_pairs),
+                                    context_tokens=int(context_tokens))
+        lat = cache[(tokens, attn_pairs, context_tokens)] = self.executor.operator_cost(
+            op if self.tp == 1 else self.shard(op)).latency_s
         return lat
 
     def _one(self, tokens: Number, sequences: Number, attn_pairs: Number,
