@@ -3,13 +3,17 @@
 import numpy as np
 import pytest
 
-from archsim.sim.serving.state import BATCH_FIELDS, RunningBatch
+from archsim.sim.serving.state import BATCH_FIELDS, ID, PROMPT, RunningBatch
 
 NAMES = BATCH_FIELDS.names
 
 
 def _rows(rng, n):
     return {k: rng.integers(0, 1000, n) for k in NAMES}
+
+
+def _block(rows):
+    return np.stack([np.asarray(rows[k], np.int64) for k in NAMES]).reshape(len(NAMES), -1)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -22,19 +26,19 @@ def test_columns_follow_a_reference_list_of_rows(seed):
         op = rng.integers(0, 4)
         if op == 0 or b.size == 0:
             rows = _rows(rng, int(rng.integers(0, 9)))
-            b.append(rows)
+            b.append(_block(rows))
             ref = {k: np.concatenate([ref[k], rows[k]]) for k in NAMES}
         elif op == 1:
             mask = rng.random(b.size) < rng.choice([0.05, 0.3, 0.9])
             gone = b.drop(mask)
             for k in NAMES:
-                np.testing.assert_array_equal(gone[k], ref[k][mask])
+                np.testing.assert_array_equal(gone[NAMES.index(k)], ref[k][mask])
             ref = {k: ref[k][~mask] for k in NAMES}
         elif op == 2:
             keep = int(rng.integers(0, b.size + 1))
             gone = b.truncate(keep)
             for k in NAMES:
-                np.testing.assert_array_equal(gone[k], ref[k][keep:])
+                np.testing.assert_array_equal(gone[NAMES.index(k)], ref[k][keep:])
             ref = {k: ref[k][:keep] for k in NAMES}
         else:
             k_steps = int(rng.integers(1, 5))
@@ -48,8 +52,9 @@ def test_columns_follow_a_reference_list_of_rows(seed):
 
 def test_gone_rows_do_not_alias_the_batch():
     b = RunningBatch()
-    b.append({k: np.arange(5) + 10 * i for i, k in enumerate(NAMES)})
+    b.append(_block({k: np.arange(5) + 10 * i for i, k in enumerate(NAMES)}))
     gone = b.drop(np.array([True, False, False, True, False]))
-    b.append({k: np.full(3, -1) for k in NAMES})
-    np.testing.assert_array_equal(gone["id"], [0, 3])
+    b.append(_block({k: np.full(3, -1) for k in NAMES}))
+    np.testing.assert_array_equal(gone[ID], [0, 3])
+    np.testing.assert_array_equal(gone[PROMPT], [10, 13])
     np.testing.assert_array_equal(b.id, [1, 2, 4, -1, -1, -1])

@@ -32,7 +32,7 @@ from .metrics import SLO, ServingResult, Timeline, compute_metrics
 from .policies import MemoryPolicy
 from .requests import RequestSet
 from .scheduler import Scheduler
-from .state import RequestTable, Rows, RunningBatch
+from .state import GENERATED, ID, PROMPT, RequestTable, Rows, RunningBatch
 
 __all__ = ["simulate"]
 
@@ -111,7 +111,7 @@ class _Engine:
                 continue
             victims, dt = self.memory.make_room(self.batch)
             self.t += dt
-            preempted = len(victims["id"]) > 0
+            preempted = victims.shape[1] > 0
             if preempted:
                 self._requeue(victims)
             new = self._admit(preempted=preempted)
@@ -129,8 +129,8 @@ class _Engine:
 
     def _requeue(self, rows: Rows) -> None:
         """Preempted rows: record their progress and put them first in the queue."""
-        ids = rows["id"]
-        self._generated[ids] = rows["generated"]
+        ids = rows[ID]
+        self._generated[ids] = rows[GENERATED]
         self._preemptions[ids] += 1
         self.queue.extendleft(ids[::-1].tolist())
 
@@ -157,8 +157,8 @@ class _Engine:
         self.t += dt
         self.timeline.reserved.append(self.memory.reserved_tokens)
         self.memory.check(self.iterations)
-        ng = rows["generated"]
-        tot = rows["prompt"] + ng  # each admitted row's attention span this iteration
+        ng = rows[GENERATED]
+        tot = rows[PROMPT] + ng  # each admitted row's attention span this iteration
         if _all(prefill):  # the usual case: every admitted row is prefilled
             n_i, g_pf, sum_c = tot, ng, ctx_run_sum
         else:  # swapped-in rows decode instead
@@ -257,9 +257,9 @@ class _Engine:
         done = b.generated >= b.output
         if _any(done):
             rows = self.batch.drop(done)
-            ids = rows["id"]
+            ids = rows[ID]
             self._finish_s[ids] = self.t
-            self._generated[ids] = rows["generated"]
+            self._generated[ids] = rows[GENERATED]
             self.done += ids.size
             self.memory.release(rows)
             if self.progress is not None:
@@ -274,10 +274,10 @@ class _Engine:
             return
         rows = self.batch.drop(over)
         self.memory.release(rows)
-        self._generated[rows["id"]] = rows["generated"]
-        self.memory.repredict(rows["id"], self.rng)
-        self._preemptions[rows["id"]] += 1
-        self.queue.extendleft(rows["id"][::-1].tolist())
+        self._generated[rows[ID]] = rows[GENERATED]
+        self.memory.repredict(rows[ID], self.rng)
+        self._preemptions[rows[ID]] += 1
+        self.queue.extendleft(rows[ID][::-1].tolist())
 
 
 def simulate(

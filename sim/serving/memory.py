@@ -26,7 +26,7 @@ import numpy as np
 
 from ...errors import ConfigError, SimulationError
 from .predictor import LengthPredictor
-from .state import RequestTable, Rows, RunningBatch
+from .state import BLOCKS, GENERATED, ID, LIMIT, PROMPT, RequestTable, Rows, RunningBatch
 
 __all__ = ["KVCache", "MemoryManager", "ReservationManager", "WorstCaseReservation",
            "OracleReservation", "PredictedReservation", "PagedBlockManager"]
@@ -37,8 +37,7 @@ _sum, _min, _any = np.add.reduce, np.minimum.reduce, np.logical_or.reduce
 
 #: What a manager returns when it preempts nothing (never written to).
 _NO_ROWS: Rows = RunningBatch.empty_rows()
-for _col in _NO_ROWS.values():
-    _col.flags.writeable = False
+_NO_ROWS.flags.writeable = False
 
 
 @dataclass(frozen=True)
@@ -118,7 +117,7 @@ class MemoryManager(ABC):
     def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
         """Allocate for ``rows`` joining ``batch`` (and the batch's next step).
 
-        Sets ``rows["blocks"]``; returns which rows need a prefill (the others
+        Sets ``rows[BLOCKS]``; returns which rows need a prefill (the others
         are swapped back in) and the seconds the swap-in takes.
         """
 
@@ -175,8 +174,8 @@ class ReservationManager(MemoryManager):
         return self.kv.capacity_tokens - self.reserved
 
     def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
-        self.reserved += int(_sum(rows["prompt"] + rows["limit"]))
-        return np.ones(len(rows["id"]), bool), 0.0
+        self.reserved += int(_sum(rows[PROMPT] + rows[LIMIT]))
+        return np.ones(rows.shape[1], bool), 0.0
 
     def check(self, iteration: int) -> None:
         if self.reserved > self.kv.capacity_tokens:
@@ -188,7 +187,7 @@ class ReservationManager(MemoryManager):
         return self.sizes_of(ids) <= self.kv.capacity_tokens - self.reserved
 
     def release(self, rows: Rows) -> None:
-        self.reserved -= int(_sum(rows["prompt"] + rows["limit"]))
+        self.reserved -= int(_sum(rows[PROMPT] + rows[LIMIT]))
 
 
 class WorstCaseReservation(ReservationManager):
@@ -297,11 +296,11 @@ class PagedBlockManager(MemoryManager):
             tail_held = np.concatenate(([0], np.cumsum(held[::-1])))
             keep = batch.size - int(np.argmax(need_sum - tail_need <= free + tail_held))
             victims = batch.truncate(keep)
-            freed = int(_sum(victims["blocks"]))
+            freed = int(_sum(victims[BLOCKS]))
             self.reserved -= freed
             if self.swap:
                 dt = self._swap_s(freed)
-                self._swapped[victims["id"]] = True
+                self._swapped[victims[ID]] = True
             need = need[:keep]
             need_sum = int(_sum(need))
         self._need, self._need_sum = need, need_sum
@@ -312,14 +311,14 @@ class PagedBlockManager(MemoryManager):
 
     def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
         batch.blocks += self._need
-        nb = self._blocks(rows["prompt"] + rows["generated"])
-        rows["blocks"] = nb
+        nb = self._blocks(rows[PROMPT] + rows[GENERATED])
+        rows[BLOCKS] = nb
         self.reserved += self._need_sum + int(_sum(nb))
-        sw = self._swapped[rows["id"]]
+        sw = self._swapped[rows[ID]]
         dt = 0.0
         if _any(sw):  # swap the KV cache back in; no recompute
             dt = self._swap_s(float(_sum(nb[sw])))
-            self._swapped[rows["id"][sw]] = False
+            self._swapped[rows[ID][sw]] = False
         return ~sw, dt
 
     def check(self, iteration: int) -> None:
@@ -357,4 +356,4 @@ class PagedBlockManager(MemoryManager):
                                   actual=self.reserved)
 
     def release(self, rows: Rows) -> None:
-        self.reserved -= int(_sum(rows["blocks"]))
+        self.reserved -= int(_sum(rows[BLOCKS]))

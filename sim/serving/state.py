@@ -16,7 +16,8 @@ import numpy as np
 
 from .requests import RequestSet
 
-__all__ = ["REQUEST_FIELDS", "BATCH_FIELDS", "Rows", "RequestTable", "RunningBatch"]
+__all__ = ["REQUEST_FIELDS", "BATCH_FIELDS", "ID", "PROMPT", "OUTPUT", "GENERATED", "LIMIT",
+           "BLOCKS", "Rows", "RequestTable", "RunningBatch"]
 
 #: Fields of a request's record (times in seconds, lengths in tokens).
 REQUEST_FIELDS = np.dtype([
@@ -40,8 +41,13 @@ _BATCH_NAMES: tuple[str, ...] = tuple(BATCH_FIELDS.names or ())
 #: ``np.add.reduce``: what ``ndarray.sum`` runs, without its Python-level dispatch.
 _sum = np.add.reduce
 
-#: Rows entering or leaving the running batch: field name (:data:`BATCH_FIELDS`) -> column.
-Rows = dict[str, np.ndarray]
+#: Row of each field of :data:`BATCH_FIELDS` in a :data:`Rows` block.
+ID, PROMPT, OUTPUT, GENERATED, LIMIT, BLOCKS = range(len(_BATCH_NAMES))
+
+#: Rows entering or leaving the running batch: an int64 ``(fields, rows)`` block, one
+#: contiguous row per field of :data:`BATCH_FIELDS` (``rows[PROMPT]``: the prompts), so
+#: moving rows in or out of the batch is one copy of a block.
+Rows = np.ndarray
 
 
 class RequestTable:
@@ -99,8 +105,8 @@ class RunningBatch:
 
     @property
     def rows(self) -> Rows:
-        """Every column (views of the batch)."""
-        return dict(zip(_BATCH_NAMES, self._store[:, :self.size], strict=True))
+        """Every column (a view of the batch)."""
+        return self._store[:, :self.size]
 
     @property
     def context(self) -> np.ndarray:
@@ -113,30 +119,28 @@ class RunningBatch:
         self.context_sum += k * self.size
 
     def append(self, rows: Rows, *, context_sum: int | None = None) -> None:
-        """Add ``rows`` (all of :data:`BATCH_FIELDS`) after the running ones.
+        """Add ``rows`` after the running ones.
 
         ``context_sum``, if given, is the sum of the rows' prompt and generated
         tokens (saves recomputing it).
         """
-        m = len(rows["id"])
+        m = rows.shape[1]
         n = self.size
         store = self._store
         if n + m > store.shape[1]:
             grown = np.zeros((len(_BATCH_NAMES), max(2 * store.shape[1], n + m)), np.int64)
             grown[:, :n] = store[:, :n]
             self._store = store = grown
-        for i, name in enumerate(_BATCH_NAMES):
-            store[i, n:n + m] = rows[name]
+        store[:, n:n + m] = rows
         self.size = n + m
         if context_sum is None:
-            context_sum = int(_sum(rows["prompt"])) + int(_sum(rows["generated"]))
+            context_sum = int(_sum(rows[PROMPT])) + int(_sum(rows[GENERATED]))
         self.context_sum += context_sum
         self._views()
 
-    def _gone(self, gone: np.ndarray) -> Rows:
-        rows = dict(zip(_BATCH_NAMES, gone, strict=True))
-        self.context_sum -= int(_sum(rows["prompt"])) + int(_sum(rows["generated"]))
-        return rows
+    def _gone(self, gone: Rows) -> Rows:
+        self.context_sum -= int(_sum(gone[PROMPT])) + int(_sum(gone[GENERATED]))
+        return gone
 
     def drop(self, mask: np.ndarray) -> Rows:
         """Remove the rows where ``mask`` holds (the others keep their order); return them."""
@@ -172,12 +176,17 @@ class RunningBatch:
     @staticmethod
     def empty_rows() -> Rows:
         """No rows."""
-        return {name: np.zeros(0, np.int64) for name in _BATCH_NAMES}
+        return np.zeros((len(_BATCH_NAMES), 0), np.int64)
 
     @staticmethod
     def new_rows(ids: np.ndarray, table: RequestTable) -> Rows:
         """Records for requests ``ids`` entering the batch (generated as recorded)."""
         c = table.columns
-        return {"id": ids, "prompt": c["prompt"][ids], "output": c["output"][ids],
-                "generated": c["generated"][ids], "limit": c["reserved_output"][ids],
-                "blocks": np.zeros(len(ids), np.int64)}
+        rows = np.empty((len(_BATCH_NAMES), len(ids)), np.int64)
+        rows[ID] = ids
+        np.take(c["prompt"], ids, out=rows[PROMPT])
+        np.take(c["output"], ids, out=rows[OUTPUT])
+        np.take(c["generated"], ids, out=rows[GENERATED])
+        np.take(c["reserved_output"], ids, out=rows[LIMIT])
+        rows[BLOCKS] = 0
+        return rows
