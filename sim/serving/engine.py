@@ -103,7 +103,7 @@ class _Engine:
         arr = self._arrival
         while self.done < n:
             if self._next_arrival < n and arr[self._next_arrival] <= self.t:
-                j = int(np.searchsorted(arr, self.t, side="right"))
+                j = int(arr.searchsorted(self.t, side="right"))
                 self.queue.extend(range(self._next_arrival, j))
                 self._next_arrival = j
             if self.batch.size == 0 and not self.queue:
@@ -199,7 +199,7 @@ class _Engine:
             ends = np.array([t0 + lat_fn(r, r, float(ctx_run_sum), float(ctx_run_sum))])
             a = self._admissible_arrival_s(float(ends[-1]))
             if a is not None:
-                k = min(k, int(np.searchsorted(ends, a, side="left")) + 1)
+                k = min(k, int(ends.searchsorted(a, side="left")) + 1)
         else:
             # priced in growing chunks, stopping at the chunk where an arrival that could
             # be admitted comes in (it ends the run there): the same latencies, cumulative
@@ -211,10 +211,10 @@ class _Engine:
             while done < k and a is None:
                 m = min(step, k - done)
                 ctxs = ctx_run_sum + r * np.arange(done, done + m, dtype=float)
-                lat = lat_fn(r, r, ctxs, ctxs)
+                lat = np.asarray(lat_fn(r, r, ctxs, ctxs))
                 # np.cumsum accumulates left to right: carrying the running total in
                 # front continues the one-shot cumulative sum exactly
-                cum = np.cumsum(lat if done == 0 else np.concatenate(([total], lat)))
+                cum = (lat if done == 0 else np.concatenate(([total], lat))).cumsum()
                 cum = cum if done == 0 else cum[1:]
                 chunks.append(t0 + cum)
                 done += m
@@ -223,7 +223,7 @@ class _Engine:
                 step *= 2
             ends = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
             if a is not None:
-                k = min(k, int(np.searchsorted(ends, a, side="left")) + 1)
+                k = min(k, int(ends.searchsorted(a, side="left")) + 1)
         self.t = float(ends[k - 1])
         self.iterations += k
         self.memory.grow(self.batch, k, self.iterations)
@@ -245,7 +245,7 @@ class _Engine:
         i_arr = self._next_arrival
         arr = self._arrival
         if i_arr < n and arr[i_arr] < end_s and self.batch_cap - self.batch.size > 0:
-            j_end = int(np.searchsorted(arr, end_s, side="left"))
+            j_end = int(arr.searchsorted(end_s, side="left"))
             cand = self.scheduler.arrival_candidates(np.arange(i_arr, j_end), not self.queue)
             hit = np.flatnonzero(self.memory.fits(cand))
             if hit.size:  # stop the run when an arrival that could be admitted comes in

@@ -74,10 +74,10 @@ class FCFSScheduler(Scheduler):
         ids = np.fromiter(islice(queue, min(m, _FCFS_HEAD)), dtype=np.int64)
         if ids.size == 0:
             return ids
-        c = int(np.searchsorted(np.cumsum(sizes_of(ids)), free, side="right"))
+        c = int(sizes_of(ids).cumsum().searchsorted(free, side="right"))
         if c == ids.size and m > ids.size:  # all of the head fits: consider the whole window
             ids = np.fromiter(islice(queue, m), dtype=np.int64)
-            c = int(np.searchsorted(np.cumsum(sizes_of(ids)), free, side="right"))
+            c = int(sizes_of(ids).cumsum().searchsorted(free, side="right"))
         for _ in range(c):
             queue.popleft()
         return ids[:c]
@@ -97,12 +97,12 @@ class DFFScheduler(Scheduler):
         m = min(window, len(queue))
         ids = np.fromiter(islice(queue, m), dtype=np.int64, count=m)
         sizes = sizes_of(ids)
-        order = np.argsort(sizes, kind="stable")
+        order = sizes.argsort(kind="stable")
         asc = sizes[order]
         chosen: list[int] = []
         hi = m
         while len(chosen) < slots and hi > 0:
-            j = int(np.searchsorted(asc[:hi], free, side="right")) - 1
+            j = int(asc[:hi].searchsorted(free, side="right")) - 1
             if j < 0:
                 break
             chosen.append(int(order[j]))  # the largest request that still fits

@@ -184,9 +184,9 @@ class RunningBatch:
         c = table.columns
         rows = np.empty((len(_BATCH_NAMES), len(ids)), np.int64)
         rows[ID] = ids
-        np.take(c["prompt"], ids, out=rows[PROMPT])
-        np.take(c["output"], ids, out=rows[OUTPUT])
-        np.take(c["generated"], ids, out=rows[GENERATED])
-        np.take(c["reserved_output"], ids, out=rows[LIMIT])
+        c["prompt"].take(ids, out=rows[PROMPT])
+        c["output"].take(ids, out=rows[OUTPUT])
+        c["generated"].take(ids, out=rows[GENERATED])
+        c["reserved_output"].take(ids, out=rows[LIMIT])
         rows[BLOCKS] = 0
         return rows
