@@ -333,7 +333,7 @@ class GroupOperators:
 
     def attention(self, *, tokens: int, attn_pairs: int, context_tokens: int) -> Operator:
         """Every layer's attention over ``attn_pairs`` pairs and ``context_tokens`` KV reads."""
-        if min(tokens, attn_pairs, context_tokens) < 0:
+        if tokens < 0 or attn_pairs < 0 or context_tokens < 0:
             raise ConfigError("tokens, attention pairs and context tokens must be >= 0",
                               field="tokens")
         t, ctx = int(tokens), int(context_tokens)
@@ -346,12 +346,32 @@ class GroupOperators:
             io = self._io[t] = (TensorSpec("qkv", (n_l, t, h + 2 * cfg.kv_hidden), self.dtype),
                                 TensorSpec("attn", (n_l, t, h), self.dtype))
         qkv, out = io
-        kv = TensorSpec("kv_cache", (*self._kv_shape, ctx, self.cfg.kv_hidden), self.dtype,
-                        role="kv_cache")
-        return Operator("attention", "attention", (qkv, kv), (out,),
-                        self._attn_flops * float(attn_pairs),
-                        {**self._attn_attrs, "tokens": t, "context_tokens": ctx,
-                         "attn_pairs": attn_pairs, "macs": self._attn_macs * int(attn_pairs)})
+        kv = _tensor("kv_cache", (*self._kv_shape, ctx, self.cfg.kv_hidden), self.dtype,
+                     "kv_cache")  # ctx >= 0 was checked above; dtype in __init__
+        # attn_pairs >= 0 was checked above, so the FLOPs are too
+        return _operator("attention", "attention", (qkv, kv), (out,),
+                         self._attn_flops * float(attn_pairs),
+                         {**self._attn_attrs, "tokens": t, "context_tokens": ctx,
+                          "attn_pairs": attn_pairs, "macs": self._attn_macs * int(attn_pairs)})
+
+
+def _tensor(name: str, shape: tuple[int, ...], dtype: str, role: str) -> TensorSpec:
+    # The TensorSpec that TensorSpec(name, shape, dtype, role) builds, for arguments the
+    # caller has already checked (non-negative Python ints, a known dtype and role): the
+    # serving engine builds one per priced iteration shape, where the checks dominate.
+    spec = object.__new__(TensorSpec)
+    spec.__dict__.update(name=name, shape=shape, dtype=dtype, role=role)
+    return spec
+
+
+def _operator(name: str, kind: str, inputs: tuple[TensorSpec, ...],
+              outputs: tuple[TensorSpec, ...], flops: float,
+              attrs: dict[str, object]) -> Operator:
+    # Likewise the Operator(...) of a known kind, tuples of tensors and flops >= 0.
+    op = object.__new__(Operator)
+    op.__dict__.update(name=name, kind=kind, inputs=inputs, outputs=outputs, flops=flops,
+                       attrs=attrs)
+    return op
 
 
 @lru_cache(maxsize=64)

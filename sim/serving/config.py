@@ -366,7 +366,7 @@ class CostModel:
 
     def operator_latency_s(self, op: Operator) -> float:
         """Seconds the executor takes for its share of ``op``."""
-        return self.executor.operator_cost(self.shard(op)).latency_s
+        return self.executor.operator_cost(op if self.tp == 1 else self.shard(op)).latency_s
 
     def _dense_s(self, tokens: Number, sequences: Number) -> float:
         key = (tokens, sequences)
@@ -379,21 +379,27 @@ class CostModel:
         return lat
 
     def _attention_s(self, tokens: Number, attn_pairs: Number, context_tokens: Number) -> float:
-        key = (tokens, attn_pairs, context_tokens)
-        lat = self._attention.get(key)
-        if lat is None:
-            if len(self._attention) >= _CACHE_LIMIT:
-                self._attention.clear()
-            op = self._groups.attention(tokens=int(tokens), attn_pairs=int(attn_pairs),
-                                        context_tokens=int(context_tokens))
-            lat = self._attention[key] = self.operator_latency_s(op)
+        # called on a cache miss (a decode step's attention shape is new at every step)
+        cache = self._attention
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        op = self._groups.attention(tokens=int(tokens), attn_pairs=int(attn_pairs),
+                                    context_tokens=int(context_tokens))
+        lat = cache[(tokens, attn_pairs, context_tokens)] = self.executor.operator_cost(
+            op if self.tp == 1 else self.shard(op)).latency_s
         return lat
 
     def _one(self, tokens: Number, sequences: Number, attn_pairs: Number,
              context_tokens: Number) -> float:
-        return (self._dense_s(tokens, sequences)
-                + self._attention_s(tokens, attn_pairs, context_tokens)
-                + (self.allreduce_s(tokens) + self.iteration_overhead_s))
+        # the caches are looked up here first: a hit skips the pricing method's call
+        d = self._dense.get((tokens, sequences))
+        if d is None:
+            d = self._dense_s(tokens, sequences)
+        a = self._attention.get((tokens, attn_pairs, context_tokens))
+        if a is None:
+            a = self._attention_s(tokens, attn_pairs, context_tokens)
+        return d + a + ((0.0 if self.tp == 1 else self.allreduce_s(tokens))
+                        + self.iteration_overhead_s)
 
     # -- latency -----------------------------------------------------------------------------
     def latency_s(self, shape: BatchShape) -> np.ndarray:

@@ -32,9 +32,17 @@ from .metrics import SLO, ServingResult, Timeline, compute_metrics
 from .policies import MemoryPolicy
 from .requests import RequestSet
 from .scheduler import Scheduler
-from .state import RequestTable, RunningBatch
+from .state import GENERATED, ID, PROMPT, RequestTable, Rows, RunningBatch
 
 __all__ = ["simulate"]
+
+# The reductions ndarray.sum/min/any/all run, without their Python-level dispatch (the
+# engine calls them on small arrays at every iteration, where the dispatch dominates).
+_sum, _min = np.add.reduce, np.minimum.reduce
+_any, _all = np.logical_or.reduce, np.logical_and.reduce
+
+#: Decode steps priced before the first check for an arrival that ends the run (doubling).
+_FIRST_CHUNK = 8
 
 
 def _positive_int(value: object, field: str, *, optional: bool = True) -> None:
@@ -82,6 +90,11 @@ class _Engine:
         self.done = 0
         # contiguous: searchsorted on a strided column would copy it at every call
         self._arrival = np.ascontiguousarray(table.field("arrival_s"))
+        self._first = table.field("first_token_s")
+        self._finish_s = table.field("finish_s")
+        self._generated = table.field("generated")
+        self._preemptions = table.field("preemptions")
+        self._wasted = table.field("wasted_tokens")
         self._next_arrival = 0
 
     # -- the loop --------------------------------------------------------------------------
@@ -90,7 +103,7 @@ class _Engine:
         arr = self._arrival
         while self.done < n:
             if self._next_arrival < n and arr[self._next_arrival] <= self.t:
-                j = int(np.searchsorted(arr, self.t, side="right"))
+                j = int(arr.searchsorted(self.t, side="right"))
                 self.queue.extend(range(self._next_arrival, j))
                 self._next_arrival = j
             if self.batch.size == 0 and not self.queue:
@@ -98,27 +111,27 @@ class _Engine:
                 continue
             victims, dt = self.memory.make_room(self.batch)
             self.t += dt
-            if victims.size:
+            preempted = victims.shape[1] > 0
+            if preempted:
                 self._requeue(victims)
-            new = self._admit(preempted=victims.size > 0)
-            ctx_run = self.batch.context
-            ctx_run_sum = int(ctx_run.sum())
+            new = self._admit(preempted=preempted)
+            ctx_run_sum = self.batch.context_sum
             tl = self.timeline
             tl.time_s.append(self.t)
             tl.batch.append(self.batch.size + new.size)
             tl.used.append(ctx_run_sum - self.batch.size)  # KV held: prompt + generated - 1
             if new.size:
                 self._mixed_iteration(new, ctx_run_sum)
-            else:
-                self._decode_run(ctx_run_sum)
-            self._finish()
+                self._finish()
+            elif self._decode_run(ctx_run_sum):
+                self._finish()
             self._preempt_overflows()
 
-    def _requeue(self, rows: np.ndarray) -> None:
+    def _requeue(self, rows: Rows) -> None:
         """Preempted rows: record their progress and put them first in the queue."""
-        ids = rows["id"]
-        self.table.field("generated")[ids] = rows["generated"]
-        self.table.field("preemptions")[ids] += 1
+        ids = rows[ID]
+        self._generated[ids] = rows[GENERATED]
+        self._preemptions[ids] += 1
         self.queue.extendleft(ids[::-1].tolist())
 
     def _admit(self, *, preempted: bool) -> np.ndarray:
@@ -144,64 +157,109 @@ class _Engine:
         self.t += dt
         self.timeline.reserved.append(self.memory.reserved_tokens)
         self.memory.check(self.iterations)
-        np_, ng = rows["prompt"], rows["generated"]
-        n_i = (np_ + ng)[prefill]
-        g_pf = ng[prefill]
-        if g_pf.any():  # recompute of preempted sequences re-encodes their tokens
-            self.table.field("wasted_tokens")[new[prefill]] += np.where(g_pf > 0, n_i, 0)
-        sum_n = int(n_i.sum())
+        ng = rows[GENERATED]
+        tot = rows[PROMPT] + ng  # each admitted row's attention span this iteration
+        if _all(prefill):  # the usual case: every admitted row is prefilled
+            n_i, g_pf, sum_c = tot, ng, ctx_run_sum
+        else:  # swapped-in rows decode instead
+            n_i, g_pf = tot[prefill], ng[prefill]
+            sum_c = ctx_run_sum + int(_sum(tot[~prefill]))
+        if _any(g_pf):  # recompute of preempted sequences re-encodes their tokens
+            self._wasted[new[prefill]] += np.where(g_pf > 0, n_i, 0)
+        sum_n = int(_sum(n_i))
         n_dec = self.batch.size + (new.size - n_i.size)
-        sum_c = ctx_run_sum + int((np_ + ng)[~prefill].sum())
         self.t += self.cost.iteration_latency_s(
             float(sum_n + n_dec), float(n_i.size + n_dec),
-            float(int((n_i * n_i).sum()) + sum_c), float(sum_n + sum_c))
-        first = self.table.field("first_token_s")
+            float(int(n_i @ n_i) + sum_c), float(sum_n + sum_c))
+        first = self._first
         fresh = new[np.isnan(first[new])]
         first[fresh] = self.t
-        self.batch.rows["generated"] += 1
-        rows["generated"] += 1
-        self.batch.append(rows)
+        self.batch.advance(1)
+        ng += 1
+        # the rows' spans after this step: sum_n + (sum_c - ctx_run_sum) before it, +1 each
+        self.batch.append(rows, context_sum=sum_n + (sum_c - ctx_run_sum) + new.size)
         self.iterations += 1
 
-    def _decode_run(self, ctx_run_sum: int) -> None:
-        """A run of decode iterations up to the next event, costed at once."""
-        b = self.batch.rows
+    def _decode_run(self, ctx_run_sum: int) -> bool:
+        """A run of decode iterations up to the next event, costed at once.
+
+        Returns whether a sequence may have finished (the run reached the fewest
+        remaining output tokens of the batch).
+        """
+        b = self.batch
         self.timeline.reserved.append(self.memory.reserved_tokens)
-        k = int((b["output"] - b["generated"]).min())
+        k_left = k = int(_min(b.output - b.generated))
         if self.max_decode_run is not None:
             k = min(k, self.max_decode_run)
         k = self.memory.limit_run(self.batch, k)
         r = float(self.batch.size)
         lat_fn = self.cost.iteration_latency_s
+        t0 = self.t
         if k == 1:
-            ends = np.array([self.t + lat_fn(r, r, float(ctx_run_sum), float(ctx_run_sum))])
+            ends = np.array([t0 + lat_fn(r, r, float(ctx_run_sum), float(ctx_run_sum))])
+            a = self._admissible_arrival_s(float(ends[-1]))
+            if a is not None:
+                k = min(k, int(ends.searchsorted(a, side="left")) + 1)
         else:
-            ctxs = ctx_run_sum + r * np.arange(k, dtype=float)
-            ends = self.t + np.cumsum(lat_fn(r, r, ctxs, ctxs))
-        n = len(self.table)
-        i_arr = self._next_arrival
-        arr = self._arrival
-        if i_arr < n and arr[i_arr] < ends[-1] and self.batch_cap - self.batch.size > 0:
-            j_end = int(np.searchsorted(arr, ends[-1], side="left"))
-            cand = self.scheduler.arrival_candidates(np.arange(i_arr, j_end), not self.queue)
-            hit = np.flatnonzero(self.memory.fits(cand))
-            if hit.size:  # stop the run when an arrival that could be admitted comes in
-                a = arr[cand[hit[0]]]
-                k = min(k, int(np.searchsorted(ends, a, side="left")) + 1)
+            # priced in growing chunks, stopping at the chunk where an arrival that could
+            # be admitted comes in (it ends the run there): the same latencies, cumulative
+            # sums and cut as pricing all k at once, without pricing the steps past the cut
+            chunks: list[np.ndarray] = []
+            step = k if self._arrival_cut_impossible() else _FIRST_CHUNK
+            done, total = 0, 0.0
+            a = None
+            while done < k and a is None:
+                m = min(step, k - done)
+                ctxs = ctx_run_sum + r * np.arange(done, done + m, dtype=float)
+                lat = np.asarray(lat_fn(r, r, ctxs, ctxs))
+                # np.cumsum accumulates left to right: carrying the running total in
+                # front continues the one-shot cumulative sum exactly
+                cum = (lat if done == 0 else np.concatenate(([total], lat))).cumsum()
+                cum = cum if done == 0 else cum[1:]
+                chunks.append(t0 + cum)
+                done += m
+                total = float(cum[-1])
+                a = self._admissible_arrival_s(float(chunks[-1][-1]))
+                step *= 2
+            ends = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+            if a is not None:
+                k = min(k, int(ends.searchsorted(a, side="left")) + 1)
         self.t = float(ends[k - 1])
         self.iterations += k
         self.memory.grow(self.batch, k, self.iterations)
-        b = self.batch.rows  # grow may have replaced the blocks column, not the array
-        b["generated"] += k
+        b.advance(k)
+        return k >= k_left
+
+    def _arrival_cut_impossible(self) -> bool:
+        """No arrival can end the coming run (none left, or no batch slot free)."""
+        return self._next_arrival >= len(self.table) or self.batch_cap - self.batch.size <= 0
+
+    def _admissible_arrival_s(self, end_s: float) -> float | None:
+        """Arrival time of the first request arriving before ``end_s`` that could be admitted.
+
+        Candidates of a shorter window are a prefix of a longer one's (see
+        :meth:`Scheduler.arrival_candidates`), so the first fit found in a shorter
+        window is the first fit of every longer one.
+        """
+        n = len(self.table)
+        i_arr = self._next_arrival
+        arr = self._arrival
+        if i_arr < n and arr[i_arr] < end_s and self.batch_cap - self.batch.size > 0:
+            j_end = int(arr.searchsorted(end_s, side="left"))
+            cand = self.scheduler.arrival_candidates(np.arange(i_arr, j_end), not self.queue)
+            hit = np.flatnonzero(self.memory.fits(cand))
+            if hit.size:  # stop the run when an arrival that could be admitted comes in
+                return float(arr[cand[hit[0]]])
+        return None
 
     def _finish(self) -> None:
-        b = self.batch.rows
-        done = b["generated"] >= b["output"]
-        if done.any():
-            rows = self.batch.keep(~done)
-            ids = rows["id"]
-            self.table.field("finish_s")[ids] = self.t
-            self.table.field("generated")[ids] = rows["generated"]
+        b = self.batch
+        done = b.generated >= b.output
+        if _any(done):
+            rows = self.batch.drop(done)
+            ids = rows[ID]
+            self._finish_s[ids] = self.t
+            self._generated[ids] = rows[GENERATED]
             self.done += ids.size
             self.memory.release(rows)
             if self.progress is not None:
@@ -212,14 +270,14 @@ class _Engine:
         if not self.batch.size:
             return
         over = self.memory.overflowed(self.batch)
-        if over is None or not over.any():
+        if over is None or not _any(over):
             return
-        rows = self.batch.keep(~over)
+        rows = self.batch.drop(over)
         self.memory.release(rows)
-        self.table.field("generated")[rows["id"]] = rows["generated"]
-        self.memory.repredict(rows["id"], self.rng)
-        self.table.field("preemptions")[rows["id"]] += 1
-        self.queue.extendleft(rows["id"][::-1].tolist())
+        self._generated[rows[ID]] = rows[GENERATED]
+        self.memory.repredict(rows[ID], self.rng)
+        self._preemptions[rows[ID]] += 1
+        self.queue.extendleft(rows[ID][::-1].tolist())
 
 
 def simulate(
@@ -283,10 +341,10 @@ def simulate(
                      max_decode_run=max_decode_run, progress=progress)
     engine.run()
 
-    rows = table.rows
+    col = table.field
     arr, p, o = reqs.arrival_s, reqs.prompt_tokens, reqs.output_tokens
-    first, fin = rows["first_token_s"].copy(), rows["finish_s"].copy()
-    pre, waste = rows["preemptions"].copy(), rows["wasted_tokens"].copy()
+    first, fin = col("first_token_s").copy(), col("finish_s").copy()
+    pre, waste = col("preemptions").copy(), col("wasted_tokens").copy()
     timeline = engine.timeline.build(memory.capacity_tokens)
     metrics = compute_metrics(arrival_s=arr, first_token_s=first, finish_s=fin, output_tokens=o,
                               preemptions=pre, wasted_tokens=waste, timeline=timeline,

@@ -26,10 +26,18 @@ import numpy as np
 
 from ...errors import ConfigError, SimulationError
 from .predictor import LengthPredictor
-from .state import RequestTable, RunningBatch
+from .state import BLOCKS, GENERATED, ID, LIMIT, PROMPT, RequestTable, Rows, RunningBatch
 
 __all__ = ["KVCache", "MemoryManager", "ReservationManager", "WorstCaseReservation",
            "OracleReservation", "PredictedReservation", "PagedBlockManager"]
+
+
+# The reductions ndarray.sum/min/any run, without their Python-level dispatch.
+_sum, _min, _any = np.add.reduce, np.minimum.reduce, np.logical_or.reduce
+
+#: What a manager returns when it preempts nothing (never written to).
+_NO_ROWS: Rows = RunningBatch.empty_rows()
+_NO_ROWS.flags.writeable = False
 
 
 @dataclass(frozen=True)
@@ -93,23 +101,23 @@ class MemoryManager(ABC):
     def sizes_of(self, ids: np.ndarray) -> np.ndarray:
         """What admitting each request takes, in allocation units."""
 
-    def make_room(self, batch: RunningBatch) -> tuple[np.ndarray, float]:
+    def make_room(self, batch: RunningBatch) -> tuple[Rows, float]:
         """Before an iteration: preempt rows if the next step cannot be covered.
 
         Returns the preempted rows (removed from ``batch``, latest admitted last)
         and the seconds the preemption takes. Default: nothing to do.
         """
-        return batch.rows[:0], 0.0
+        return _NO_ROWS, 0.0
 
     @abstractmethod
     def free_for_admission(self) -> float:
         """Room for admissions now, in allocation units."""
 
     @abstractmethod
-    def admit(self, batch: RunningBatch, rows: np.ndarray) -> tuple[np.ndarray, float]:
+    def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
         """Allocate for ``rows`` joining ``batch`` (and the batch's next step).
 
-        Sets ``rows["blocks"]``; returns which rows need a prefill (the others
+        Sets ``rows[BLOCKS]``; returns which rows need a prefill (the others
         are swapped back in) and the seconds the swap-in takes.
         """
 
@@ -130,7 +138,7 @@ class MemoryManager(ABC):
         return None  # reservations cover the whole sequence up front
 
     @abstractmethod
-    def release(self, rows: np.ndarray) -> None:
+    def release(self, rows: Rows) -> None:
         """Free what ``rows`` (leaving the batch) hold."""
 
     def overflowed(self, batch: RunningBatch) -> np.ndarray | None:
@@ -165,9 +173,9 @@ class ReservationManager(MemoryManager):
     def free_for_admission(self) -> float:
         return self.kv.capacity_tokens - self.reserved
 
-    def admit(self, batch: RunningBatch, rows: np.ndarray) -> tuple[np.ndarray, float]:
-        self.reserved += int((rows["prompt"] + rows["limit"]).sum())
-        return np.ones(len(rows), bool), 0.0
+    def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
+        self.reserved += int(_sum(rows[PROMPT] + rows[LIMIT]))
+        return np.ones(rows.shape[1], bool), 0.0
 
     def check(self, iteration: int) -> None:
         if self.reserved > self.kv.capacity_tokens:
@@ -178,8 +186,8 @@ class ReservationManager(MemoryManager):
     def fits(self, ids: np.ndarray) -> np.ndarray:
         return self.sizes_of(ids) <= self.kv.capacity_tokens - self.reserved
 
-    def release(self, rows: np.ndarray) -> None:
-        self.reserved -= int((rows["prompt"] + rows["limit"]).sum())
+    def release(self, rows: Rows) -> None:
+        self.reserved -= int(_sum(rows[PROMPT] + rows[LIMIT]))
 
 
 class WorstCaseReservation(ReservationManager):
@@ -211,12 +219,10 @@ class PredictedReservation(ReservationManager):
         return np.clip(pred, 1, self.kv.max_seq_len - np.asarray(prompt, np.int64))
 
     def limit_run(self, batch: RunningBatch, k: int) -> int:
-        r = batch.rows
-        return min(k, int((r["limit"] - r["generated"]).min()))
+        return min(k, int(_min(batch.limit - batch.generated)))
 
     def overflowed(self, batch: RunningBatch) -> np.ndarray | None:
-        r = batch.rows
-        return r["generated"] >= r["limit"]
+        return batch.generated >= batch.limit
 
     def repredict(self, ids: np.ndarray, rng: np.random.Generator) -> None:
         t = self.table
@@ -275,44 +281,44 @@ class PagedBlockManager(MemoryManager):
         return blocks * self.block_tokens * self.kv.kv_bytes_per_token \
             / self.kv.host_bw_bytes_per_s
 
-    def make_room(self, batch: RunningBatch) -> tuple[np.ndarray, float]:
+    def make_room(self, batch: RunningBatch) -> tuple[Rows, float]:
         if batch.size == 0:
             self._need, self._need_sum = np.zeros(0, np.int64), 0
-            return batch.rows[:0], 0.0
-        held = batch.rows["blocks"]
+            return _NO_ROWS, 0.0
+        held = batch.blocks
         need = np.maximum(self._blocks(batch.context) - held, 0)
-        need_sum = int(need.sum())
+        need_sum = int(_sum(need))
         free = self.capacity_blocks - self.reserved
-        victims = batch.rows[:0]
+        victims = _NO_ROWS
         dt = 0.0
         if need_sum > free:  # preempt the most recently admitted (vLLM)
             tail_need = np.concatenate(([0], np.cumsum(need[::-1])))
             tail_held = np.concatenate(([0], np.cumsum(held[::-1])))
             keep = batch.size - int(np.argmax(need_sum - tail_need <= free + tail_held))
             victims = batch.truncate(keep)
-            freed = int(victims["blocks"].sum())
+            freed = int(_sum(victims[BLOCKS]))
             self.reserved -= freed
             if self.swap:
                 dt = self._swap_s(freed)
-                self._swapped[victims["id"]] = True
+                self._swapped[victims[ID]] = True
             need = need[:keep]
-            need_sum = int(need.sum())
+            need_sum = int(_sum(need))
         self._need, self._need_sum = need, need_sum
         return victims, dt
 
     def free_for_admission(self) -> float:
         return self.capacity_blocks - self.reserved - self._need_sum - self.watermark_blocks
 
-    def admit(self, batch: RunningBatch, rows: np.ndarray) -> tuple[np.ndarray, float]:
-        batch.rows["blocks"] += self._need
-        nb = self._blocks(rows["prompt"] + rows["generated"])
-        rows["blocks"] = nb
-        self.reserved += self._need_sum + int(nb.sum())
-        sw = self._swapped[rows["id"]]
+    def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
+        batch.blocks += self._need
+        nb = self._blocks(rows[PROMPT] + rows[GENERATED])
+        rows[BLOCKS] = nb
+        self.reserved += self._need_sum + int(_sum(nb))
+        sw = self._swapped[rows[ID]]
         dt = 0.0
-        if sw.any():  # swap the KV cache back in; no recompute
-            dt = self._swap_s(float(nb[sw].sum()))
-            self._swapped[rows["id"][sw]] = False
+        if _any(sw):  # swap the KV cache back in; no recompute
+            dt = self._swap_s(float(_sum(nb[sw])))
+            self._swapped[rows[ID][sw]] = False
         return ~sw, dt
 
     def check(self, iteration: int) -> None:
@@ -326,11 +332,11 @@ class PagedBlockManager(MemoryManager):
             return k
         # the longest run whose block growth the free pool covers
         free = self.capacity_blocks - self.reserved
-        ctx, held = batch.context, batch.rows["blocks"]
+        ctx, held = batch.context, batch.blocks
         lo, hi = 1, k
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if int(np.maximum(self._blocks(ctx + (mid - 1)) - held, 0).sum()) <= free:
+            if int(_sum(np.maximum(self._blocks(ctx + (mid - 1)) - held, 0))) <= free:
                 lo = mid
             else:
                 hi = mid - 1
@@ -340,14 +346,14 @@ class PagedBlockManager(MemoryManager):
         return self.sizes_of(ids) <= self.capacity_blocks - self.reserved - self.watermark_blocks
 
     def grow(self, batch: RunningBatch, k: int, iteration: int) -> None:
-        held = batch.rows["blocks"]
+        held = batch.blocks
         grown = np.maximum(self._blocks(batch.context + (k - 1)), held)
-        self.reserved += int((grown - held).sum())
-        batch.rows["blocks"] = grown
+        self.reserved += int(_sum(grown - held))
+        held[:] = grown
         if self.reserved > self.capacity_blocks:
             raise SimulationError("KV-cache blocks exceed capacity", signal="kv_cache",
                                   cycle=iteration, expected=self.capacity_blocks,
                                   actual=self.reserved)
 
-    def release(self, rows: np.ndarray) -> None:
-        self.reserved -= int(rows["blocks"].sum())
+    def release(self, rows: Rows) -> None:
+        self.reserved -= int(_sum(rows[BLOCKS]))

@@ -18,6 +18,9 @@ import numpy as np
 
 __all__ = ["SizesOf", "Scheduler", "FCFSScheduler", "DFFScheduler"]
 
+#: Queued requests FCFS looks at before the whole window.
+_FCFS_HEAD = 8
+
 #: Sizes of requests (by id) in the memory manager's allocation units.
 SizesOf = Callable[[np.ndarray], np.ndarray]
 
@@ -51,7 +54,10 @@ class Scheduler(ABC):
         """Of requests arriving during a run of decode steps, those this scheduler could admit.
 
         The engine stops the run at the first one that fits, so an arrival that
-        could be admitted is not kept waiting for the run to end.
+        could be admitted is not kept waiting for the run to end. The engine prices
+        a run in chunks and asks about the arrivals before each chunk's end, so the
+        candidates of a prefix of ``arrivals`` must be a prefix of the candidates of
+        ``arrivals`` (both schedulers here satisfy this).
         """
 
 
@@ -62,10 +68,16 @@ class FCFSScheduler(Scheduler):
 
     def admit(self, queue: deque[int], sizes_of: SizesOf, free: float, slots: int,
               window: int) -> np.ndarray:
-        ids = np.fromiter(islice(queue, min(window, slots)), dtype=np.int64)
+        m = min(window, slots)
+        # the head first: usually memory is full after a few (np.cumsum adds left to right,
+        # so the head's cumulative sizes are the window's first ones exactly)
+        ids = np.fromiter(islice(queue, min(m, _FCFS_HEAD)), dtype=np.int64)
         if ids.size == 0:
             return ids
-        c = int(np.searchsorted(np.cumsum(sizes_of(ids)), free, side="right"))
+        c = int(sizes_of(ids).cumsum().searchsorted(free, side="right"))
+        if c == ids.size and m > ids.size:  # all of the head fits: consider the whole window
+            ids = np.fromiter(islice(queue, m), dtype=np.int64)
+            c = int(sizes_of(ids).cumsum().searchsorted(free, side="right"))
         for _ in range(c):
             queue.popleft()
         return ids[:c]
@@ -83,23 +95,30 @@ class DFFScheduler(Scheduler):
     def admit(self, queue: deque[int], sizes_of: SizesOf, free: float, slots: int,
               window: int) -> np.ndarray:
         m = min(window, len(queue))
-        ids = np.array([queue.popleft() for _ in range(m)], dtype=np.int64)
+        ids = np.fromiter(islice(queue, m), dtype=np.int64, count=m)
         sizes = sizes_of(ids)
-        order = np.argsort(sizes, kind="stable")
+        order = sizes.argsort(kind="stable")
         asc = sizes[order]
         chosen: list[int] = []
         hi = m
         while len(chosen) < slots and hi > 0:
-            j = int(np.searchsorted(asc[:hi], free, side="right")) - 1
+            j = int(asc[:hi].searchsorted(free, side="right")) - 1
             if j < 0:
                 break
             chosen.append(int(order[j]))  # the largest request that still fits
             free -= asc[j]
             hi = j
-        mask = np.zeros(m, bool)
+        if not chosen:
+            return ids[:0]
+        # take the window's head up to the last chosen request out of the queue and put
+        # its unchosen ones back in order (those after the last chosen never leave)
+        head = max(chosen) + 1
+        for _ in range(head):
+            queue.popleft()
+        mask = np.zeros(head, bool)
         mask[chosen] = True
-        queue.extendleft(ids[~mask][::-1].tolist())
-        return ids[np.sort(np.array(chosen, dtype=np.int64))] if chosen else ids[:0]
+        queue.extendleft(ids[:head][~mask][::-1].tolist())
+        return ids[np.sort(np.array(chosen, dtype=np.int64))]
 
     def arrival_candidates(self, arrivals: np.ndarray, queue_empty: bool) -> np.ndarray:
         return arrivals

@@ -1,10 +1,13 @@
-"""Request state of the serving engine: one structured record per request and per running row.
+"""Request state of the serving engine: one record per request and per running row.
 
 :class:`RequestTable` holds what the engine knows about every request (lengths,
 the output tokens reserved for it, tokens generated while it is not running,
 times, preemptions, wasted tokens); :class:`RunningBatch` holds the sequences in
-the running batch, in admission order, one record each. Both are numpy
-structured arrays so the engine works on whole batches at once.
+the running batch, in admission order, one record each. Both keep every field of
+their records (:data:`REQUEST_FIELDS`, :data:`BATCH_FIELDS`) as its own
+contiguous numpy array, so the engine works on whole batches at once and a
+column read is a plain array access (a field of a structured array is a strided
+view, slower to create, index and reduce).
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import numpy as np
 
 from .requests import RequestSet
 
-__all__ = ["REQUEST_FIELDS", "BATCH_FIELDS", "RequestTable", "RunningBatch"]
+__all__ = ["REQUEST_FIELDS", "BATCH_FIELDS", "ID", "PROMPT", "OUTPUT", "GENERATED", "LIMIT",
+           "BLOCKS", "Rows", "RequestTable", "RunningBatch"]
 
 #: Fields of a request's record (times in seconds, lengths in tokens).
 REQUEST_FIELDS = np.dtype([
@@ -32,80 +36,157 @@ BATCH_FIELDS = np.dtype([
     ("blocks", np.int64),  # KV blocks held (paged manager)
 ])
 
+_BATCH_NAMES: tuple[str, ...] = tuple(BATCH_FIELDS.names or ())
+
+#: ``np.add.reduce``: what ``ndarray.sum`` runs, without its Python-level dispatch.
+_sum = np.add.reduce
+
+#: Row of each field of :data:`BATCH_FIELDS` in a :data:`Rows` block.
+ID, PROMPT, OUTPUT, GENERATED, LIMIT, BLOCKS = range(len(_BATCH_NAMES))
+
+#: Rows entering or leaving the running batch: an int64 ``(fields, rows)`` block, one
+#: contiguous row per field of :data:`BATCH_FIELDS` (``rows[PROMPT]``: the prompts), so
+#: moving rows in or out of the batch is one copy of a block.
+Rows = np.ndarray
+
 
 class RequestTable:
     """Every request's record (:data:`REQUEST_FIELDS`), indexed by request id."""
 
-    __slots__ = ("rows",)
+    __slots__ = ("columns", "_n")
 
     def __init__(self, requests: RequestSet) -> None:
         n = len(requests)
-        rows = np.zeros(n, REQUEST_FIELDS)
-        rows["arrival_s"] = requests.arrival_s
-        rows["prompt"] = requests.prompt_tokens
-        rows["output"] = requests.output_tokens
-        rows["first_token_s"] = np.nan
-        rows["finish_s"] = np.nan
-        self.rows = rows
+        cols = {name: np.zeros(n, REQUEST_FIELDS.fields[name][0])  # type: ignore[index]
+                for name in REQUEST_FIELDS.names or ()}
+        cols["arrival_s"][:] = requests.arrival_s
+        cols["prompt"][:] = requests.prompt_tokens
+        cols["output"][:] = requests.output_tokens
+        cols["first_token_s"][:] = np.nan
+        cols["finish_s"][:] = np.nan
+        self.columns = cols
+        self._n = n
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return self._n
 
     def field(self, name: str) -> np.ndarray:
-        """The column ``name`` (a view: writes go to the table)."""
-        return self.rows[name]
+        """The column ``name`` (the table's own array: writes go to the table)."""
+        return self.columns[name]
 
 
 class RunningBatch:
-    """The running sequences in admission order (:data:`BATCH_FIELDS`)."""
+    """The running sequences in admission order (:data:`BATCH_FIELDS`).
 
-    __slots__ = ("rows",)
+    Each field is an attribute of the same name: a view of the first :attr:`size`
+    entries of one row of a preallocated ``(fields, capacity)`` array that grows by
+    doubling, so admissions and departures move only whole rows of the block at
+    once. In-place writes to a column (``+=``, ``[...] =``) go to the batch.
+    :attr:`context_sum` is the sum of :attr:`context`, kept up to date as rows
+    come, go and advance.
+    """
 
-    def __init__(self) -> None:
-        self.rows = np.zeros(0, BATCH_FIELDS)
+    __slots__ = ("size", "context_sum", "_store",
+                 "id", "prompt", "output", "generated", "limit", "blocks")
 
-    @property
-    def size(self) -> int:
-        return len(self.rows)
+    def __init__(self, capacity: int = 64) -> None:
+        self._store = np.zeros((len(_BATCH_NAMES), max(int(capacity), 1)), np.int64)
+        self.size = 0
+        self.context_sum = 0
+        self._views()
+
+    def _views(self) -> None:
+        (self.id, self.prompt, self.output, self.generated, self.limit,
+         self.blocks) = self._store[:, :self.size]
 
     @property
     def ids(self) -> np.ndarray:
-        return self.rows["id"]
+        return self.id
+
+    @property
+    def rows(self) -> Rows:
+        """Every column (a view of the batch)."""
+        return self._store[:, :self.size]
 
     @property
     def context(self) -> np.ndarray:
         """Each sequence's next attention span: prompt plus generated tokens."""
-        return self.rows["prompt"] + self.rows["generated"]
+        return self.prompt + self.generated
 
-    def append(self, rows: np.ndarray) -> None:
-        # filled in place: np.concatenate promotes structured dtypes field by field
-        old = self.rows
-        n = len(old)
-        out = np.empty(n + len(rows), BATCH_FIELDS)
-        out[:n] = old
-        out[n:] = rows
-        self.rows = out
+    def advance(self, k: int) -> None:
+        """Every sequence generated ``k`` more tokens."""
+        self.generated += k
+        self.context_sum += k * self.size
 
-    def keep(self, mask: np.ndarray) -> np.ndarray:
+    def append(self, rows: Rows, *, context_sum: int | None = None) -> None:
+        """Add ``rows`` after the running ones.
+
+        ``context_sum``, if given, is the sum of the rows' prompt and generated
+        tokens (saves recomputing it).
+        """
+        m = rows.shape[1]
+        n = self.size
+        store = self._store
+        if n + m > store.shape[1]:
+            grown = np.zeros((len(_BATCH_NAMES), max(2 * store.shape[1], n + m)), np.int64)
+            grown[:, :n] = store[:, :n]
+            self._store = store = grown
+        store[:, n:n + m] = rows
+        self.size = n + m
+        if context_sum is None:
+            context_sum = int(_sum(rows[PROMPT])) + int(_sum(rows[GENERATED]))
+        self.context_sum += context_sum
+        self._views()
+
+    def _gone(self, gone: Rows) -> Rows:
+        self.context_sum -= int(_sum(gone[PROMPT])) + int(_sum(gone[GENERATED]))
+        return gone
+
+    def drop(self, mask: np.ndarray) -> Rows:
+        """Remove the rows where ``mask`` holds (the others keep their order); return them."""
+        n = self.size
+        store = self._store
+        at = np.flatnonzero(mask)
+        gone = store[:, at]
+        if at.size <= 4:  # usually one or two rows leave: close each gap with one move
+            dst = int(at[0]) if at.size else n
+            for j in range(at.size):
+                src = int(at[j]) + 1
+                end = int(at[j + 1]) if j + 1 < at.size else n
+                store[:, dst:dst + end - src] = store[:, src:end]  # numpy handles the overlap
+                dst += end - src
+        else:
+            kept = store[:, :n][:, ~mask]
+            store[:, :kept.shape[1]] = kept
+        self.size = n - at.size
+        self._views()
+        return self._gone(gone)
+
+    def keep(self, mask: np.ndarray) -> Rows:
         """Keep the rows where ``mask`` holds; return the others."""
-        gone = self.rows[~mask]
-        self.rows = self.rows[mask]
-        return gone
+        return self.drop(~mask)
 
-    def truncate(self, keep: int) -> np.ndarray:
+    def truncate(self, keep: int) -> Rows:
         """Keep the first ``keep`` rows (the earliest admitted); return the rest."""
-        gone = self.rows[keep:]
-        self.rows = self.rows[:keep]
-        return gone
+        gone = self._store[:, keep:self.size].copy()
+        self.size = keep
+        self._views()
+        return self._gone(gone)
 
     @staticmethod
-    def new_rows(ids: np.ndarray, table: RequestTable) -> np.ndarray:
+    def empty_rows() -> Rows:
+        """No rows."""
+        return np.zeros((len(_BATCH_NAMES), 0), np.int64)
+
+    @staticmethod
+    def new_rows(ids: np.ndarray, table: RequestTable) -> Rows:
         """Records for requests ``ids`` entering the batch (generated as recorded)."""
-        src = table.rows[ids]
-        rows = np.zeros(len(ids), BATCH_FIELDS)
-        rows["id"] = ids
-        rows["prompt"] = src["prompt"]
-        rows["output"] = src["output"]
-        rows["generated"] = src["generated"]
-        rows["limit"] = src["reserved_output"]
+        c = table.columns
+        rows = np.empty((len(_BATCH_NAMES), len(ids)), np.int64)
+        rows[ID] = ids
+        c["prompt"].take(ids, out=rows[PROMPT])
+        c["output"].take(ids, out=rows[OUTPUT])
+        c["generated"].take(ids, out=rows[GENERATED])
+        c["reserved_output"].take(ids, out=rows[LIMIT])
+        rows[BLOCKS] = 0
         return rows
