@@ -128,3 +128,18 @@ def test_transformer_config_is_a_frozen_validated_model():
     with pytest.raises(ConfigError, match="must be a positive integer, not 0") as e:
         cfg.scaled(vocab=0)
     assert e.value.field == "vocab"
+
+
+def test_unchecked_fast_constructors_build_the_checked_objects():
+    # The serving engine's per-iteration operators skip re-validation; they must be the very
+    # objects the validating constructors build (equal, same hash, same derived figures).
+    from archsim.compilers.graph.transformer import _operator, _tensor
+    from archsim.operators import Operator
+
+    fast = _tensor("kv", (2, 3, 5), "bf16", "kv_cache")
+    slow = TensorSpec("kv", (2, 3, 5), "bf16", role="kv_cache")
+    assert fast == slow and hash(fast) == hash(slow) and fast.nbytes == slow.nbytes == 60
+    out = TensorSpec("o", (3, 4), "bf16")
+    op_fast = _operator("attn", "attention", (fast,), (out,), 12.0, {"layers": 2})
+    op_slow = Operator("attn", "attention", (slow,), (out,), 12.0, {"layers": 2})
+    assert op_fast == op_slow and op_fast.bytes_accessed == op_slow.bytes_accessed == 84
