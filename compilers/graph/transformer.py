@@ -8,11 +8,12 @@ model's paper or released configuration (cited per preset).
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated, TypedDict, Unpack
+from typing import TypedDict, Unpack
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from ...errors import ConfigError
+from ...fields import PositiveInt, PositiveIntOrNone
 from .ir import Operator, TensorSpec, WorkloadGraph, dtype_bytes, matmul
 
 __all__ = ["TransformerConfig", "TransformerChanges", "TRANSFORMER_PRESETS", "get_transformer", "transformer_graph",
@@ -36,17 +37,6 @@ class TransformerChanges(TypedDict, total=False):
     source: str
 
 
-def _positive_int(v: object, info: ValidationInfo) -> object:
-    if not isinstance(v, int) or v <= 0:
-        raise ConfigError(f"must be a positive integer, not {v!r}", field=info.field_name)
-    return v
-
-
-def _positive_int_or_none(v: object, info: ValidationInfo) -> object:
-    return None if v is None else _positive_int(v, info)
-
-
-_PositiveInt = Annotated[int, BeforeValidator(_positive_int)]
 
 
 class TransformerConfig(BaseModel):
@@ -62,16 +52,16 @@ class TransformerConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    num_layers: _PositiveInt
-    hidden: _PositiveInt
-    num_heads: _PositiveInt
-    ffn_hidden: _PositiveInt
-    vocab: _PositiveInt
-    num_kv_heads: Annotated[int | None, BeforeValidator(_positive_int_or_none)] = None
+    num_layers: PositiveInt
+    hidden: PositiveInt
+    num_heads: PositiveInt
+    ffn_hidden: PositiveInt
+    vocab: PositiveInt
+    num_kv_heads: PositiveIntOrNone = None
     gated_mlp: bool = False
     tied_embeddings: bool = False
     decoder: bool = True
-    max_seq_len: _PositiveInt = 2048
+    max_seq_len: PositiveInt = 2048
     source: str = ""
 
     @model_validator(mode="before")
