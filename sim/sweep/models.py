@@ -511,23 +511,19 @@ def hls_gemm(params: dict[str, Any], seed: int) -> dict[str, float]:
     """Predicted cycles, latency, energy and area of one GEMM-tile design; with an RTL
     backend also the measured cycles (``measured_cycles`` is NaN for ``"model"``).
 
-    The tile is priced through the hardware-model seam: the compiled Design as a
-    :class:`~archsim.hw.models.DSLModel` answering ``operator_cost`` for one
-    ``m x k x n`` tile (one invocation, at ``1 / max(clock_ns, critical path)``).
+    The tile is priced through the hardware-model seam: the compiled Design's own
+    ``operator_cost()`` for one invocation of its ``m x k x n`` tile, at
+    ``1 / max(clock_ns, critical path)``.
     """
     import numpy as np
 
-    from ...compilers.graph import TensorSpec, linear
     from ...errors import SimulationError
-    from ...hw.models import DSLModel, Tile
-    from ..soc.accelerators import DesignTile
 
     p = HLSGemmParams.model_validate(params)
     design = _gemm_design(p.m, p.k, p.n, p.clock_ns)
-    model = DSLModel(design=DesignTile(design), tile=(p.m, p.k, p.n), name="hls-gemm")
-    op = linear("gemm_tile", TensorSpec("a", (p.m, p.k), "int8"), out_features=p.n, bias=False)
-    cost = model.operator_cost(Tile(op=op, gemm=(p.m, p.k, p.n), macs=p.m * p.k * p.n))
-    cycles = cost.cycles if cost.cycles is not None else 0
+    cost = design.operator_cost()
+    cycles = cost.cycles
+    assert cycles is not None  # a Design's cost always carries its cycles
     measured = math.nan
     if p.backend != "model":
         rng = np.random.default_rng(p.input_seed)
