@@ -21,7 +21,7 @@ BIT_CELL_45NM_UM2 = 0.346
 #: Fraction of an SRAM macro that is bit cells (assumed).
 SRAM_ARRAY_EFFICIENCY = 0.5
 #: Area per bit of an SRAM macro at 45 nm: :data:`BIT_CELL_45NM_UM2` over the efficiency.
-DEFAULT_SRAM_UM2_PER_BIT = 0.692
+DEFAULT_SRAM_UM2_PER_BIT = BIT_CELL_45NM_UM2 / SRAM_ARRAY_EFFICIENCY  # 0.692
 
 
 def sram_area_mm2(bits: float, *, area_um2_per_bit: float = DEFAULT_SRAM_UM2_PER_BIT) -> float:

@@ -28,7 +28,7 @@ import numpy as np
 
 from ...errors import ConfigError
 from ...hw.models import Tile
-from ...hw.models.accelerators import HOST_KINDS, VECTOR_KINDS
+from ...hw.models.accelerators import GEMM_KINDS, HOST_KINDS, VECTOR_KINDS
 from ...operators import Operator
 from .config import ScratchpadConfig
 
@@ -403,9 +403,7 @@ def plan_operator(op: Operator, spads: ScratchpadConfig, *,
     if op.kind in VECTOR_KINDS:
         return _plan_vector(op, spads, eb)
     raise ConfigError(f"operator '{op.name}' has kind '{op.kind}' the SoC simulator cannot map",
-                      field="kind", allowed=sorted(CPU_KINDS | VECTOR_KINDS |
-                                                   {"conv2d", "matmul", "recurrent",
-                                                    "attention"}))
+                      field="kind", allowed=sorted(CPU_KINDS | VECTOR_KINDS | GEMM_KINDS))
 
 
 @dataclass(frozen=True)
