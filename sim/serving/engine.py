@@ -274,10 +274,8 @@ class _Engine:
             return
         rows = self.batch.drop(over)
         self.memory.release(rows)
-        self._generated[rows[ID]] = rows[GENERATED]
+        self._requeue(rows)  # records generated, which repredict reads
         self.memory.repredict(rows[ID], self.rng)
-        self._preemptions[rows[ID]] += 1
-        self.queue.extendleft(rows[ID][::-1].tolist())
 
 
 def simulate(
