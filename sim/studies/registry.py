@@ -23,7 +23,7 @@ from ...loading import entry_point_names, load_entry_point
 from .framework import StudyResult, StudyRunner
 
 __all__ = ["ENTRY_POINT_GROUP", "RESERVED_NAMES", "study_names", "study_description",
-           "get_study", "run_study"]
+           "get_study", "run_runner", "run_study"]
 
 #: The entry-point group studies register under.
 ENTRY_POINT_GROUP = "archsim.studies"
@@ -75,10 +75,10 @@ def get_study(name: str) -> StudyRunner:
     return runner  # checked callable; the signature is the contract
 
 
-def run_study(name: str, *, out_dir: str | Path, seed: int = 0,
-              quick: bool = False) -> StudyResult:
-    """Run study ``name``, write its files to ``out_dir`` and return its result."""
-    runner = get_study(name)
+def run_runner(name: str, runner: StudyRunner, *, out_dir: str | Path, seed: int = 0,
+               quick: bool = False) -> StudyResult:
+    """Run the loaded study ``runner`` (registered as ``name``), check it returned a
+    :class:`StudyResult`, write its files to ``out_dir`` and return it."""
     out = Path(out_dir)
     result = runner(out_dir=out, seed=seed, quick=quick)
     if not isinstance(result, StudyResult):
@@ -86,3 +86,9 @@ def run_study(name: str, *, out_dir: str | Path, seed: int = 0,
                           "StudyResult", field="study")
     result.write(out)
     return result
+
+
+def run_study(name: str, *, out_dir: str | Path, seed: int = 0,
+              quick: bool = False) -> StudyResult:
+    """Run study ``name``, write its files to ``out_dir`` and return its result."""
+    return run_runner(name, get_study(name), out_dir=out_dir, seed=seed, quick=quick)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ...outputs import atomic_write_text, write_csv
 from .framework import Status, StudyResult, StudyRunner
-from .registry import get_study, study_names
+from .registry import get_study, run_runner, study_names
 
 __all__ = ["ERROR_STATUS", "SCOREBOARD_COLUMNS", "StudyOutcome", "Scoreboard", "iter_studies",
            "run_all"]
@@ -56,10 +56,7 @@ def iter_studies(names: Sequence[str] | None = None, *, out_dir: str | Path, see
         start = time.perf_counter()
         sub = root / name
         try:
-            result = load(name)(out_dir=sub, seed=seed, quick=quick)
-            if not isinstance(result, StudyResult):
-                raise TypeError(f"study returned {type(result).__name__}, not a StudyResult")
-            result.write(sub)
+            result = run_runner(name, load(name), out_dir=sub, seed=seed, quick=quick)
         except Exception as exc:  # one failing study must not lose the others
             atomic_write_text(sub / "error.txt", traceback.format_exc())
             yield StudyOutcome(name=name, wall_s=time.perf_counter() - start,
