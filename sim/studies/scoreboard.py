@@ -88,11 +88,10 @@ class Scoreboard:
                              "assumption": "", "note": o.error or ""})
                 continue
             for c in o.result.comparisons:
-                rows.append({"study": o.name, "metric": c.metric, "published": c.published,
-                             "ours": c.ours, "unit": c.unit, "band": c.band_text(),
-                             "status": c.status.value,
-                             "expected": c.expected.value, "assumption": c.assumption,
-                             "note": c.note})
+                row = c.to_row()
+                entry: dict[str, str | float | None] = {"study": o.name}
+                entry.update((k, row[k]) for k in SCOREBOARD_COLUMNS[1:])
+                rows.append(entry)
         return rows
 
     def counts(self) -> dict[str, int]:
