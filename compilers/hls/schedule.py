@@ -166,8 +166,7 @@ class Schedule:
 
     def body(self, loop: Loop) -> tuple[Segment, ...]:
         """The segments an iteration of ``loop`` runs: its body, after its pad if it has one."""
-        pad = self.pads.get(loop)
-        return loop.body if pad is None else (pad, *loop.body)
+        return _iteration_body(loop, self.pads)
 
     def walk(self, segs: tuple[Segment, ...] | None = None) -> Iterator[Region]:
         """Every region (pads included), in program order."""
@@ -492,9 +491,14 @@ def _min_cycles(segs: tuple[Segment, ...], regions: Mapping[Region, RegionSchedu
         else:
             trip = s.static_trip()
             if trip is not None:
-                body = s.body if s not in pads else (pads[s], *s.body)
-                total += trip * _min_cycles(body, regions, pads)
+                total += trip * _min_cycles(_iteration_body(s, pads), regions, pads)
     return total
+
+
+def _iteration_body(loop: Loop, pads: Mapping[Loop, Region]) -> tuple[Segment, ...]:
+    """What one iteration of ``loop`` runs: its body, after its pad if it has one."""
+    pad = pads.get(loop)
+    return loop.body if pad is None else (pad, *loop.body)
 
 
 def _pad_loops(segs: tuple[Segment, ...], regions: dict[Region, RegionSchedule],
