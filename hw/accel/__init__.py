@@ -1,0 +1,9 @@
+"""Accelerator-level hardware: units with the one unit contract, buffers, DVFS control.
+
+The pieces an :class:`archsim.dsl.accel.Accelerator` is assembled from
+(:mod:`archsim.compilers.accel` does the assembling).
+"""
+
+from .interface import ARG_WIDTH, Operand, Unit, UnitContract, read_port, write_port
+
+__all__ = ["ARG_WIDTH", "Operand", "Unit", "UnitContract", "read_port", "write_port"]
