@@ -1,0 +1,346 @@
+"""An accelerator description compiled: its units instantiated and every binding checked.
+
+:func:`compile_accelerator` turns an :class:`archsim.dsl.accel.Accelerator` into a
+:class:`CompiledAccelerator`, which gives the three views of one description:
+
+golden
+    :meth:`CompiledAccelerator.golden` runs a program transaction by transaction: each step
+    calls its unit's golden model on the numpy words of the buffers it is bound to.
+RTL
+    :meth:`CompiledAccelerator.top` is one top-level Amaranth component (bus, controller,
+    buffers, units, DVFS controller; :mod:`archsim.compilers.accel.top`), and
+    :meth:`CompiledAccelerator.simulate` runs a program on it to done.
+model
+    :meth:`CompiledAccelerator.model` gives a program's cycles, time and energy at the
+    operating points it sets (:mod:`archsim.compilers.accel.model`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...dsl.accel import (
+    Accelerator,
+    BufferSpec,
+    Program,
+    Run,
+    SetOperatingPoint,
+    UnitSpec,
+)
+from ...errors import DSLError
+from ...hw.accel.interface import Operand, Unit
+
+if TYPE_CHECKING:
+    from amaranth.lib import wiring
+
+    from ...sim.rtl.accel_run import AcceleratorRunResult
+    from .model import ProgramReport
+
+__all__ = ["CompiledAccelerator", "compile_accelerator", "PortPlan", "address_bits"]
+
+
+def address_bits(words: int) -> int:
+    """Bits of an element address into ``words`` elements (at least 1)."""
+    return max(1, (words - 1).bit_length())
+
+
+def _library_unit(kind: str) -> type[Unit]:
+    # Imported on use: each unit module pulls in its own datapath helpers.
+    if kind == "gemm":
+        from ...hw.accel.gemm import GemmUnit
+        return GemmUnit
+    if kind in ("softmax", "layernorm", "entropy"):
+        from ...hw.accel import sfu
+        return {"softmax": sfu.Softmax, "layernorm": sfu.LayerNorm,
+                "entropy": sfu.Entropy}[kind]
+    if kind == "vector":
+        from ...hw.accel.vector import VectorUnit
+        return VectorUnit
+    if kind == "stream":
+        from ...hw.accel.stream import StreamPipeline
+        return StreamPipeline
+    raise AssertionError(kind)  # the description checked the kind
+
+
+def _instantiate(spec: UnitSpec, addr_width: int) -> Unit:
+    """Build the unit a spec describes, turning its constructor's complaints into DSLErrors."""
+    source = spec.source
+    try:
+        if isinstance(source, str):
+            unit: object = _library_unit(source)(addr_width=addr_width, **spec.params)
+        elif hasattr(source, "synthesize"):
+            from .kernel_unit import KernelUnit
+
+            design = source.synthesize(**spec.params)  # type: ignore[attr-defined]
+            unit = KernelUnit(design, addr_width=addr_width)
+        else:
+            unit = source(addr_width=addr_width, **spec.params)  # type: ignore[operator]
+    except (TypeError, ValueError) as exc:
+        raise spec.where.error(f"unit {spec.name!r}: {exc}") from None
+    if not isinstance(unit, Unit):
+        raise spec.where.error(f"unit {spec.name!r}: its factory returned {unit!r}, not an "
+                               "archsim.hw.accel.interface.Unit")
+    return unit
+
+
+@dataclass(frozen=True)
+class PortPlan:
+    """Which buffer port serves which unit operand.
+
+    Attributes
+    ----------
+    buffer : str
+    direction : {"read", "write"}
+    index : int
+        The port's index among the buffer's ports of that direction.
+    lanes : int
+        Elements per access of the port (1, or the buffer's banks).
+    users : tuple of (str, str)
+        ``(unit, operand)`` pairs sharing the port (one unit runs at a time).
+    """
+
+    buffer: str
+    direction: str
+    index: int
+    lanes: int
+    users: tuple[tuple[str, str], ...]
+
+
+class CompiledAccelerator:
+    """The compiled form of an :class:`~archsim.dsl.accel.Accelerator` (see the module doc).
+
+    Attributes
+    ----------
+    description : Accelerator
+    units : dict of str to Unit
+        The instantiated units, in declaration order (the program's unit indices).
+    ports : list of PortPlan
+        The buffer ports and the operands each serves.
+    """
+
+    def __init__(self, description: Accelerator, units: dict[str, Unit],
+                 ports: list[PortPlan]) -> None:
+        self.description = description
+        self.units = units
+        self.ports = ports
+
+    @property
+    def name(self) -> str:
+        """The accelerator's (and its Verilog module's) name."""
+        return self.description.name
+
+    @property
+    def buffers(self) -> dict[str, BufferSpec]:
+        """The buffers, in declaration order (bus region ``2 + i`` is buffer ``i``)."""
+        return self.description.buffers
+
+    def unit_index(self, name: str) -> int:
+        """The index the program encodes unit ``name`` by."""
+        return list(self.units).index(name)
+
+    def buffer_index(self, name: str) -> int:
+        """The index of buffer ``name`` (its bus region is ``2 + index``)."""
+        return list(self.buffers).index(name)
+
+    # -- programs ------------------------------------------------------------------------------
+    def check_program(self, program: Program) -> list[dict[str, int]]:
+        """Check every step against its unit's contract and its buffers' sizes.
+
+        Returns the complete argument dict of each step (``{}`` for an operating-point
+        change). Raises :class:`DSLError` at the step's line: an unknown or missing argument,
+        a value that does not fit, or an operand range past the end of its buffer.
+        """
+        if program.accelerator is not self.description:
+            raise DSLError(f"the program was written for accelerator "
+                           f"{program.accelerator.name!r}, not {self.name!r}")
+        checked: list[dict[str, int]] = []
+        words = 1  # the HALT
+        for k, step in enumerate(program.steps):
+            if isinstance(step, SetOperatingPoint):
+                checked.append({})
+                words += 1
+                continue
+            unit = self.units[step.unit]
+            spec = self.description.units[step.unit]
+            try:
+                args = unit.contract.check_args(step.args)
+            except ValueError as exc:
+                raise step.where.error(f"program step {k}: {exc}") from None
+            for operand, (first, end) in unit.footprint(args).items():
+                buf = self.buffers[spec.bind[operand]]
+                if first < 0 or end > buf.words:
+                    verb = "reads" if unit.contract.operand(operand).direction == "read" \
+                        else "writes"
+                    raise step.where.error(
+                        f"program step {k}: unit {step.unit!r} {verb} {operand}[{first}:{end}]"
+                        f" past the end of buffer {buf.name!r} ({buf.words} words)")
+            checked.append(args)
+            words += 1 + len(args)
+        if words > self.description.program_words:
+            raise program.accelerator.where.error(
+                f"the program takes {words} words; accelerator {self.name!r} has "
+                f"program_words={self.description.program_words}")
+        return checked
+
+    def encode(self, program: Program) -> list[int]:
+        """The program's words as the controller's program memory holds them (HALT last)."""
+        from ...hw.accel import isa
+
+        words: list[int] = []
+        for step, args in zip(program.steps, self.check_program(program), strict=True):
+            if isinstance(step, Run):
+                order = self.units[step.unit].contract.all_args
+                words += isa.encode_run(self.unit_index(step.unit), [args[a] for a in order])
+            else:
+                domain = self.description.domains[step.domain]
+                words += isa.encode_dvfs(self.domain_index(step.domain),
+                                         domain.point_index(step.point))
+        words += isa.encode_halt()
+        return words
+
+    def domain_index(self, name: str) -> int:
+        """The index the program encodes domain ``name`` by (``main`` is 0)."""
+        return list(self.description.domains).index(name)
+
+    # -- the golden view ---------------------------------------------------------------------
+    def golden(self, program: Program,
+               buffers: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Run ``program`` on the buffers' initial raw words (zeros where not given).
+
+        Returns every buffer's final words (``int64``), the inputs left untouched.
+        """
+        state = self.initial_buffers(buffers)
+        for step, args in zip(program.steps, self.check_program(program), strict=True):
+            if isinstance(step, Run):
+                spec = self.description.units[step.unit]
+                views = {operand: state[buf] for operand, buf in spec.bind.items()}
+                self.units[step.unit].golden(views, args)
+        return state
+
+    def initial_buffers(self, buffers: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Every buffer's initial words: the given arrays, zero-padded, checked to fit."""
+        unknown = sorted(set(buffers) - set(self.buffers))
+        if unknown:
+            raise DSLError(f"accelerator {self.name!r} has no buffer {unknown[0]!r}; it has "
+                           f"{list(self.buffers)}")
+        state: dict[str, np.ndarray] = {}
+        for name, spec in self.buffers.items():
+            words = np.zeros(spec.words, dtype=np.int64)
+            if name in buffers:
+                given = np.asarray(buffers[name])
+                if given.ndim != 1 or given.size > spec.words:
+                    raise DSLError(f"buffer {name!r} holds {spec.words} words; the initial "
+                                   f"contents given have shape {given.shape}")
+                if given.size and (given.min() < 0 or int(given.max()) >> spec.width):
+                    raise DSLError(f"buffer {name!r}: initial words must be raw unsigned "
+                                   f"{spec.width}-bit codes (0..{(1 << spec.width) - 1})")
+                words[:given.size] = given
+            state[name] = words
+        return state
+
+    # -- the other two views (their modules are imported on use) ----------------------------------
+    def top(self) -> wiring.Component:
+        """The accelerator's top-level component (a fresh instance per call)."""
+        from .top import AcceleratorTop
+
+        return AcceleratorTop(self)
+
+    def verilog(self) -> str:
+        """The top level's Verilog."""
+        from ...hw.verilog import to_verilog
+
+        return to_verilog(self.top(), name=self.name)
+
+    def model(self, program: Program) -> ProgramReport:
+        """Cycles, time and energy of ``program`` (:mod:`archsim.compilers.accel.model`)."""
+        from .model import model_program
+
+        return model_program(self, program)
+
+    def simulate(self, program: Program, buffers: Mapping[str, np.ndarray], *,
+                 backend: str = "verilator") -> AcceleratorRunResult:
+        """Run ``program`` on the RTL to done: load buffers and program over the bus, start,
+        wait for the interrupt, read every buffer back (:mod:`archsim.sim.rtl.accel_run`)."""
+        from ...sim.rtl.accel_run import run_accelerator
+
+        return run_accelerator(self, program, buffers, backend=backend)
+
+
+def _operand_buffer(spec: UnitSpec, unit: Unit, desc: Accelerator) -> dict[str, BufferSpec]:
+    """Check that every operand is bound to a buffer that fits it; operand -> buffer."""
+    contract = unit.contract
+    names = [o.name for o in contract.operands]
+    extra = sorted(set(spec.bind) - set(names))
+    if extra:
+        raise spec.where.error(f"unit {spec.name!r} ({contract.kind}) has no operand "
+                               f"{extra[0]!r}; its operands are {names}")
+    missing = [n for n in names if n not in spec.bind]
+    if missing:
+        raise spec.where.error(f"unit {spec.name!r} ({contract.kind}): operand "
+                               f"{missing[0]!r} is not bound to a buffer")
+    out = {}
+    for o in contract.operands:
+        buf = desc.buffers[spec.bind[o.name]]
+        if o.width != buf.width:
+            raise spec.where.error(
+                f"unit {spec.name!r}: operand {o.name!r} is {o.width} bits wide; buffer "
+                f"{buf.name!r} holds {buf.width}-bit words")
+        if o.lanes not in (1, buf.banks):
+            raise spec.where.error(
+                f"unit {spec.name!r}: operand {o.name!r} moves {o.lanes} elements per access;"
+                f" buffer {buf.name!r} has {buf.banks} banks (a row port needs as many banks"
+                " as lanes)")
+        out[o.name] = buf
+    return out
+
+
+def _plan_ports(desc: Accelerator, units: dict[str, Unit]) -> list[PortPlan]:
+    """Give each (unit, operand) a buffer port: one port per operand within a unit, shared
+    across units; a buffer's declared port counts bound the ports per direction."""
+    plans: dict[tuple[str, str, int], list[tuple[str, str]]] = {}
+    lanes_of: dict[tuple[str, str, int], int] = {}
+    for name, unit in units.items():
+        spec = desc.units[name]
+        used: dict[tuple[str, str], int] = {}
+        for o in unit.contract.operands:
+            buf = desc.buffers[spec.bind[o.name]]
+            k = used.get((buf.name, o.direction), 0)
+            # Reuse port k of this direction if its lanes match, else open the next one.
+            while (buf.name, o.direction, k) in lanes_of \
+                    and lanes_of[(buf.name, o.direction, k)] != o.lanes:
+                k += 1
+            limit = buf.read_ports if o.direction == "read" else buf.write_ports
+            if k >= limit:
+                raise spec.where.error(
+                    f"unit {name!r}: operand {o.name!r} needs {o.direction} port {k + 1} of "
+                    f"buffer {buf.name!r}, which has {limit} {o.direction} port"
+                    f"{'s' if limit != 1 else ''}",
+                    hint=f"give the buffer {o.direction}_ports={k + 1}, or bind the operand "
+                         "to another buffer")
+            key = (buf.name, o.direction, k)
+            lanes_of[key] = o.lanes
+            plans.setdefault(key, []).append((name, o.name))
+            used[(buf.name, o.direction)] = k + 1
+    return [PortPlan(b, d, i, lanes_of[(b, d, i)], tuple(users))
+            for (b, d, i), users in plans.items()]
+
+
+def compile_accelerator(description: Accelerator) -> CompiledAccelerator:
+    """Instantiate and check every unit of ``description`` (see :class:`CompiledAccelerator`)."""
+    if not description.units:
+        raise description.where.error(f"accelerator {description.name!r} has no units")
+    units: dict[str, Unit] = {}
+    for name, spec in description.units.items():
+        widths = [address_bits(description.buffers[b].words) for b in spec.bind.values()]
+        unit = _instantiate(spec, max(widths, default=1))
+        _operand_buffer(spec, unit, description)
+        units[name] = unit
+    return CompiledAccelerator(description, units, _plan_ports(description, units))
+
+
+#: Re-exported for annotations of unit operands.
+OperandSpec = Operand
