@@ -181,10 +181,9 @@ class KernelUnit(Unit):
                 if n.kind not in ("load", "store") and node_delay_ns(n) > 0:
                     energy[f"op:{n.kind}{node_width(n)}"] = op_cost(n.kind,
                                                                     node_width(n)).energy_j
-        # per instance: the keys are the kernel's operators and arrays (the base class
-        # declares class-wide tables, hence the ignores)
-        self.ENERGY_PER_ACTION_J = MappingProxyType(energy)  # type: ignore[misc]
-        self.ENERGY_SOURCES = MappingProxyType(  # type: ignore[misc]
+        # per instance: the keys are the kernel's operators and arrays
+        self.ENERGY_PER_ACTION_J = MappingProxyType(energy)
+        self.ENERGY_SOURCES = MappingProxyType(
             {k: _HLS_OPS_SOURCE for k in energy})
         return operands
 

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 import numpy as np
 from amaranth.lib import wiring
@@ -196,8 +195,9 @@ class Unit(wiring.Component):
     contract: UnitContract
     #: Energy per action at the reference node and voltage, joules; each source in
     #: :attr:`ENERGY_SOURCES`. Keys are the names :meth:`actions` counts.
-    ENERGY_PER_ACTION_J: ClassVar[Mapping[str, float]] = {}
-    ENERGY_SOURCES: ClassVar[Mapping[str, str]] = {}
+    #: (Set on the class, or per instance when the figures depend on the instance.)
+    ENERGY_PER_ACTION_J: Mapping[str, float] = {}
+    ENERGY_SOURCES: Mapping[str, str] = {}
 
     def cycles(self, args: Mapping[str, int]) -> int:
         """Cycles from ``start`` to ``done`` for these argument values (exact)."""
