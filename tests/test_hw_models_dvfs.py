@@ -262,6 +262,8 @@ def test_every_transition_of_a_table_against_closed_forms(clock_hz):
             assert t.energy_j == pytest.approx(2e-9 * max(0.0, b.voltage_v - a.voltage_v))
             stall = sum(expected_cycles(x, clock_hz) + 1 for x in (settle, lock) if x > 0)
             assert t.stall_cycles(clock_hz) == stall, (a, b)
+            both = settle > 0 and lock > 0
+            assert t.serial_cost_s == pytest.approx(min(settle, lock) if both else 0.0)
             if b.frequency_hz > a.frequency_hz:
                 assert t.order == "voltage-first"
             elif b.frequency_hz < a.frequency_hz:

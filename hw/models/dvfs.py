@@ -13,7 +13,9 @@ an :class:`ADPLLModel` (a DCO code table, a relock time). :class:`DVFSModel` tur
 point into a :class:`DVFSTransition` in the standard safe order -- raise V before f when
 speeding up, lower f before V when slowing down -- so every intermediate (V, f) is legal. The
 cost of that order: the two steps run one after the other (settle, then lock, or the reverse),
-never overlapped, and the domain is stalled for both.
+never overlapped (:attr:`DVFSTransition.serial_cost_s`), and the domain is stalled for
+both (conservative: a domain could keep running during the voltage ramp at its old, lower
+frequency).
 
 Energy: dynamic energy per action scales as ``C V**2`` (:func:`dynamic_energy_scale`);
 leakage power to first order as ``V * I_leak`` (:func:`leakage_power_scale`, Butts & Sohi,
@@ -459,6 +461,14 @@ class DVFSTransition:
     def time_s(self) -> float:
         """Settling plus lock time, one after the other."""
         return sum(s.time_s for s in self.steps)
+
+    @property
+    def serial_cost_s(self) -> float:
+        """What the safe order costs: :attr:`time_s` minus the time of the two steps
+        overlapped (the shorter step's time; 0 with fewer than two steps)."""
+        if len(self.steps) < 2:
+            return 0.0
+        return self.time_s - max(s.time_s for s in self.steps)
 
     @property
     def order(self) -> str:
