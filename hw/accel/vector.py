@@ -40,10 +40,10 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 import numpy as np
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Module, Mux, Signal, signed
 
 from ...errors import ConfigError
-from ..checks import check_int
+from ..checks import check_int, silence_unused
 from ..hls_ops import op_cost
 from .interface import ARG_WIDTH, Operand, Unit, UnitContract
 
@@ -177,10 +177,14 @@ class VectorUnit(Unit):
 
     def __init__(self, *, a_width: int = 32, b_width: int = 32, z_width: int = 32,
                  addr_width: int = 16) -> None:
-        for name, value in (("a_width", a_width), ("b_width", b_width),
-                            ("z_width", z_width)):
-            check_int(name, value, 2, 32)
-        check_int("addr_width", addr_width, 1, ARG_WIDTH)
+        try:
+            for name, value in (("a_width", a_width), ("b_width", b_width),
+                                ("z_width", z_width)):
+                check_int(name, value, 2, 32)
+            check_int("addr_width", addr_width, 1, ARG_WIDTH)
+        except (TypeError, ValueError):
+            silence_unused(self)  # a user error: Amaranth need not warn it went unused
+            raise
         self.a_width, self.b_width, self.z_width = a_width, b_width, z_width
         self.addr_width = addr_width
         self.contract = UnitContract(
@@ -317,7 +321,7 @@ class VectorUnit(Unit):
         # stage 1: the raw result from the read data
         sa, sb = self.a.data.as_signed(), self.b.data.as_signed()
         pw = max(self.a_width + self.b_width, max(self.a_width, self.b_width) + 1)
-        pre = Signal(range(-(1 << (pw - 1)), 1 << (pw - 1)))
+        pre = Signal(signed(pw))
         with m.Switch(op):
             with m.Case(code["add"], code["add_requant"]):
                 m.d.comb += pre.eq(sa + sb)
@@ -337,9 +341,9 @@ class VectorUnit(Unit):
             m.d.sync += busy.eq(0)
 
         # stage 2: round half up, saturate, write. t = floor(2x / 2**s), result ceil(t / 2).
-        t = Signal(range(-(1 << pw), 1 << pw))
+        t = Signal(signed(pw + 1))
         m.d.comb += t.eq((pre_r << 1) >> shamt)
-        rounded = Signal(range(-(1 << pw), 1 << pw))
+        rounded = Signal(signed(pw + 1))
         m.d.comb += rounded.eq((t >> 1) + t[0])
         hi, lo = (1 << (self.z_width - 1)) - 1, -(1 << (self.z_width - 1))
         sat = Signal(range(lo, hi + 1))
