@@ -117,13 +117,17 @@ class StreamStage(wiring.Component):
 
     def __init__(self, *, in_width: int, out_width: int, latency: int = 1, ii: int = 1,
                  ii_max: int | None = None) -> None:
-        check_int("in_width", in_width, 1, MAX_STAGE_WIDTH)
-        check_int("out_width", out_width, 1, MAX_STAGE_WIDTH)
-        check_positive("latency", latency)
-        check_positive("ii", ii)
-        if ii_max is None:
-            ii_max = ii
-        check_int("ii_max", ii_max, ii, 1 << 16)
+        try:
+            check_int("in_width", in_width, 1, MAX_STAGE_WIDTH)
+            check_int("out_width", out_width, 1, MAX_STAGE_WIDTH)
+            check_positive("latency", latency)
+            check_positive("ii", ii)
+            if ii_max is None:
+                ii_max = ii
+            check_int("ii_max", ii_max, ii, 1 << 16)
+        except (TypeError, ValueError):
+            silence_unused(self)  # a user error: Amaranth need not warn it went unused
+            raise
         self.in_width, self.out_width = in_width, out_width
         self.latency, self.ii, self.ii_max = latency, ii, ii_max
         super().__init__({"i": In(stream.Signature(in_width)),
@@ -183,9 +187,13 @@ class MapStage(StreamStage):
 
     def __init__(self, *, width: int = 16, out_width: int | None = None, scale: int = 1,
                  shift: int = 0, offset: int = 0) -> None:
-        check_int("scale", scale, -(1 << 31), (1 << 31) - 1)
-        check_int("offset", offset, -(1 << 31), (1 << 31) - 1)
-        check_int("shift", shift, 0, 63)
+        try:
+            check_int("scale", scale, -(1 << 31), (1 << 31) - 1)
+            check_int("offset", offset, -(1 << 31), (1 << 31) - 1)
+            check_int("shift", shift, 0, 63)
+        except (TypeError, ValueError):
+            silence_unused(self)
+            raise
         self.scale, self.shift, self.offset = scale, shift, offset
         super().__init__(in_width=width, out_width=width if out_width is None else out_width)
 
@@ -257,7 +265,11 @@ class ThrottleStage(StreamStage):
 
     def __init__(self, *, width: int = 16, ii: int = 2, ii_max: int | None = None,
                  seed: int = 1) -> None:
-        check_int("seed", seed, 1, (1 << 16) - 1)
+        try:
+            check_int("seed", seed, 1, (1 << 16) - 1)
+        except (TypeError, ValueError):
+            silence_unused(self)
+            raise
         self.seed = seed
         super().__init__(in_width=width, out_width=width, ii=ii, ii_max=ii_max)
 
