@@ -224,3 +224,19 @@ def test_bad_arguments_raise_exact_errors():
     with pytest.raises(ValueError, match="argument 'rows' is missing"):
         unit.cycles({k: v for k, v in args.items() if k != "rows"})
     silence_unused(unit)
+
+
+def test_in_place_requant_on_a_shared_buffer():
+    acc = np.array([1000, -1000, 123456, -7, 8, 2047, -2048, 5000, 0, 3])
+    unit = VectorUnit(a_width=16, b_width=16, z_width=16, addr_width=5)
+    args = dict(a_addr=4, b_addr=0, z_addr=4, op=VECTOR_OPS["requant"], n=10, shift=4,
+                rows=0, cols=0)
+    buf = np.zeros(WORDS, np.int64)
+    buf[4:14] = words(np.clip(acc, -32768, 32767), 16)
+    res = run_unit(unit, {"x": buf, "b": np.zeros(WORDS, np.int64)}, args,
+                   bind={"a": "x", "z": "x", "b": "b"})
+    expect = np.clip(np.floor(np.clip(acc, -32768, 32767) / 16.0 + 0.5), -32768, 32767)
+    assert signed(res.buffers["x"][4:14], 16).tolist() == expect.astype(np.int64).tolist()
+    gold = buf.copy()
+    unit.golden({"a": gold, "z": gold, "b": np.zeros(WORDS, np.int64)}, args)
+    assert np.array_equal(res.buffers["x"], gold)

@@ -458,8 +458,8 @@ class StreamPipeline(Unit):
                     up_out = take[j][e] + st.latency
                 else:
                     take[j][e] = max(fifo_w[j][e] + 1, before(take[j], e - 1) + 1)
-        # the room rules look ahead (stage j's room is FIFO j+1's write of an earlier
-        # element), so one pass in element order suffices: every term is already known
+        # every term refers to an earlier element, or to an earlier component for the same
+        # element, so one pass in element order, along the chain, has each term known
         return take[k][n - 1] + 1
 
     def actions(self, args: Mapping[str, int]) -> dict[str, int]:

@@ -27,6 +27,8 @@ range of ``z_width`` bits: e.g. ``requant`` of int32 accumulators to int8 (``z_w
 to Q6.10 (``z_width=16``). A transpose reads ``a`` as a ``rows x cols`` row-major matrix and
 writes its ``cols x rows`` transpose; it ignores ``n``. Ops that do not use ``b`` never read
 it; ``scale`` reads ``b[0]`` once (the read port holds its data while not enabled).
+An element-wise op may run in place (``z`` bound to ``a``'s buffer at the same base):
+element ``i`` is written after element ``i + 2`` is read. A transpose may not.
 
 Timing: element ``i`` is read in cycle ``s + 1 + i``, its result registered in ``s + 2 + i``
 and written in ``s + 3 + i``; ``done`` is raised in the cycle after the last write (when the
