@@ -191,3 +191,11 @@ def test_bad_arguments_raise_exact_errors():
     with pytest.raises(ValueError, match=r"^shift must be in 0\.\.63, not 64$"):
         MapStage(shift=64)
     assert issubclass(MapStage, StreamStage)
+
+
+def test_converts_to_verilog():
+    from archsim.hw.verilog import to_verilog
+    pipe = StreamPipeline(stages=[MapStage(), ThrottleStage(ii=1, ii_max=4), ReluStage()],
+                          fifo_depths=[2, 1, 2, 4], addr_width=6)
+    text = to_verilog(pipe, name="pipe")
+    assert "module pipe" in text and "dst__data" in text

@@ -240,3 +240,9 @@ def test_in_place_requant_on_a_shared_buffer():
     gold = buf.copy()
     unit.golden({"a": gold, "z": gold, "b": np.zeros(WORDS, np.int64)}, args)
     assert np.array_equal(res.buffers["x"], gold)
+
+
+def test_converts_to_verilog():
+    from archsim.hw.verilog import to_verilog
+    text = to_verilog(VectorUnit(a_width=16, b_width=8, z_width=8, addr_width=6), name="vec")
+    assert "module vec" in text and "z__data" in text
