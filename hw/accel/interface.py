@@ -10,7 +10,9 @@ with the same control members and one memory port per *operand*:
 ``busy`` (Out 1)
     High from cycle ``s + 1`` until and including the cycle ``done`` is high.
 ``done`` (Out 1)
-    High for exactly one cycle, ``s + cycles(args)`` (:meth:`UnitContract.check_cycles`).
+    High for exactly one cycle, ``s + cycles(args)`` (:meth:`Unit.cycles`). Every write of
+    the invocation is made before that cycle, so its results are readable when ``done`` is
+    high (a unit makes no port access in its ``done`` cycle).
 ``arg_<name>`` (In ``width``)
     One input per argument (unsigned), sampled with ``start``. Every operand ``x`` has an
     argument ``x_addr``: its base word address in the buffer it is bound to.
