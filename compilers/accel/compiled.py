@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...dsl.accel import (
+    MAIN_DOMAIN,
     Accelerator,
     BufferSpec,
     Program,
@@ -33,6 +34,8 @@ from ...dsl.accel import (
 )
 from ...errors import DSLError
 from ...hw.accel.interface import Operand, Unit
+from ...hw.models.dvfs import ADPLLModel, LDOModel, default_adpll, default_ldo
+from ...hw.models.memtech import MemoryModel
 
 if TYPE_CHECKING:
     from amaranth.lib import wiring
@@ -127,6 +130,10 @@ class CompiledAccelerator:
         self.description = description
         self.units = units
         self.ports = ports
+        #: The regulator and PLL of every regulated domain (the defaults of
+        #: :mod:`archsim.hw.models.dvfs`, with their sources there).
+        self.ldo: LDOModel = default_ldo()
+        self.adpll: ADPLLModel = default_adpll()
 
     @property
     def name(self) -> str:
@@ -145,6 +152,47 @@ class CompiledAccelerator:
     def buffer_index(self, name: str) -> int:
         """The index of buffer ``name`` (its bus region is ``2 + index``)."""
         return list(self.buffers).index(name)
+
+    # -- hardware parameters the top level and the model share ---------------------------------
+    @property
+    def program_words_pow2(self) -> int:
+        """The program memory's depth: ``program_words`` rounded up to a power of two."""
+        return 1 << max(1, (self.description.program_words - 1).bit_length())
+
+    @property
+    def controller_clock_hz(self) -> float:
+        """The clock of the ``main`` domain (controller, bus, DVFS controllers)."""
+        return self.description.domains[MAIN_DOMAIN].operating_points["nominal"][1]
+
+    def stat_names(self) -> list[str]:
+        """The statistic CSRs, in order: stalled unit cycles, busy cycles per domain,
+        refresh operations per refreshed buffer."""
+        names = ["stall_cycles"] + [f"busy_{d}" for d in self.description.domains]
+        return names + [f"refreshes_{b}" for b in self.buffers
+                        if self.refresh_interval_cycles(b) is not None]
+
+    def memory_model(self, name: str) -> MemoryModel:
+        """The cost model of buffer ``name`` (:class:`archsim.hw.models.memtech.MemoryModel`)."""
+        spec = self.buffers[name]
+        return MemoryModel(technology=spec.technology, words=spec.words, width=spec.width,
+                           banks=spec.banks, read_ports=spec.read_ports,
+                           write_ports=spec.write_ports)
+
+    def domain_max_frequency_hz(self, domain: str) -> float:
+        """The highest frequency among ``domain``'s operating points."""
+        return max(f for _, f in self.description.domains[domain].operating_points.values())
+
+    def refresh_interval_cycles(self, name: str) -> int | None:
+        """Cycles between refresh operations of buffer ``name`` (None: not refreshed).
+
+        Counted at the fastest clock of the buffer's domain, so a refresh is never late at a
+        slower operating point (it is then more frequent than needed).
+        """
+        model = self.memory_model(name)
+        if not model.technology.refreshed:
+            return None
+        return model.refresh_interval_cycles(self.domain_max_frequency_hz(
+            self.buffers[name].domain))
 
     # -- programs ------------------------------------------------------------------------------
     def check_program(self, program: Program) -> list[dict[str, int]]:

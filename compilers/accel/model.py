@@ -1,0 +1,293 @@
+"""The model view of a compiled accelerator: a program's cycles, time and energy.
+
+Cycles are those the RTL's CYCLES CSR counts, exactly, for every program the controller runs
+(steps one after another): the sequencer's closed form
+(:meth:`archsim.hw.accel.controller.Sequencer.program_cycles`) with each RUN's unit cycles
+from its contract, plus the cycles the unit is frozen -- an eDRAM refresh of a buffer it is
+bound to (the refresh timer restarts at go: cycles ``I, 2I, ...`` of the run, counted here
+by walking the program's timeline) -- and each DVFS step's acknowledgement latency (the DVFS
+controller's stall, :meth:`archsim.hw.models.dvfs.DVFSTransition.stall_cycles`, plus one).
+
+Time: the sequencer's own cycles (argument loads, starts, DVFS handshakes, the HALT) are
+cycles of the ``main`` clock; a unit's cycles, frozen ones included, are cycles of its
+domain's clock at the operating point in force (the point the ADPLL realises).
+
+Energy, in components that sum to the total:
+
+``unit:<name>``
+    Each invocation's actions (:meth:`Unit.actions`) times the unit's energy per action at
+    the 45 nm / 0.9 V reference (:mod:`archsim.hw.models.energy`), scaled by ``(V / 0.9)**2``
+    (:func:`archsim.hw.models.dvfs.dynamic_energy_scale`).
+``access:<buffer>``, ``leakage:<buffer>``, ``refresh:<buffer>``
+    The buffer's port accesses (the units' ``read:``/``write:`` actions) priced by its
+    technology (:class:`archsim.hw.models.memtech.MemoryModel`) and scaled with ``V**2``;
+    leakage power at the domain's voltage over the program's time; refresh operations.
+``dvfs``
+    The regulator's energy of each operating-point change.
+
+Not modelled (listed in every report's ``assumptions``): leakage of the units' logic, the
+sequencer's and the bus's own energy, and clock-tree power.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ...dsl.accel import MAIN_DOMAIN, Program, Run
+from ...hw.accel.controller import Sequencer
+from ...hw.models.dvfs import DVFSModel, OperatingPoint, dynamic_energy_scale
+
+if TYPE_CHECKING:
+    from .compiled import CompiledAccelerator
+
+__all__ = ["StepReport", "ProgramReport", "model_program", "REFERENCE_VOLTAGE_V"]
+
+#: The supply the units' energy per action is given at (Horowitz, ISSCC 2014, 45 nm).
+REFERENCE_VOLTAGE_V = 0.9
+
+
+@dataclass(frozen=True)
+class StepReport:
+    """One program step as the model sees it.
+
+    Attributes
+    ----------
+    index : int
+    kind : {"run", "dvfs"}
+    target : str
+        The unit run, or the domain whose point changes.
+    domain : str
+    voltage_v, frequency_hz : float
+        The domain's operating point during the step (after the change, for DVFS).
+    cycles : int
+        Cycles the step adds to the CYCLES count.
+    unit_cycles : int
+        The unit contract's cycles (0 for DVFS).
+    stall_cycles : int
+        Cycles the unit was frozen (refresh) or the DVFS controller stalled the domain.
+    time_s : float
+    energy_j : float
+        The step's dynamic energy (unit actions, buffer accesses, DVFS).
+    """
+
+    index: int
+    kind: str
+    target: str
+    domain: str
+    voltage_v: float
+    frequency_hz: float
+    cycles: int
+    unit_cycles: int
+    stall_cycles: int
+    time_s: float
+    energy_j: float
+
+
+@dataclass(frozen=True)
+class ProgramReport:
+    """A program's cycles, time and energy at the operating points it sets.
+
+    Attributes
+    ----------
+    steps : tuple of StepReport
+    cycles : int
+        What the RTL's CYCLES CSR reports.
+    stats : dict of str to int
+        The statistic CSRs the RTL reports (stall cycles, busy cycles per domain, refresh
+        operations per refreshed buffer), predicted.
+    time_s : float
+    energy_j : dict of str to float
+        The energy components (module docstring); they sum to :attr:`total_energy_j`.
+    assumptions : tuple of str
+    """
+
+    steps: tuple[StepReport, ...]
+    cycles: int
+    stats: dict[str, int]
+    time_s: float
+    energy_j: dict[str, float]
+    assumptions: tuple[str, ...] = field(default=())
+
+    @property
+    def total_energy_j(self) -> float:
+        """The sum of the energy components."""
+        return math.fsum(self.energy_j.values())
+
+    @property
+    def average_power_w(self) -> float:
+        """Total energy over time."""
+        return self.total_energy_j / self.time_s if self.time_s > 0 else 0.0
+
+    def rows(self) -> list[dict[str, object]]:
+        """One table row per step."""
+        return [dict(vars(s)) for s in self.steps]
+
+    def __str__(self) -> str:
+        lines = [f"{'step':>4} {'kind':<5} {'target':<12} {'domain':<8} {'V':>5} "
+                 f"{'MHz':>7} {'cycles':>8} {'stall':>6} {'time_us':>9} {'energy_nJ':>10}"]
+        for s in self.steps:
+            lines.append(f"{s.index:>4} {s.kind:<5} {s.target:<12} {s.domain:<8} "
+                         f"{s.voltage_v:>5.2f} {s.frequency_hz / 1e6:>7.1f} {s.cycles:>8} "
+                         f"{s.stall_cycles:>6} {s.time_s * 1e6:>9.3f} {s.energy_j * 1e9:>10.3f}")
+        lines.append(f"total: {self.cycles} cycles, {self.time_s * 1e6:.3f} us, "
+                     f"{self.total_energy_j * 1e9:.3f} nJ")
+        for name, value in self.energy_j.items():
+            lines.append(f"  {name:<24} {value * 1e9:>10.3f} nJ")
+        return "\n".join(lines)
+
+
+class _RefreshTimeline:
+    """The refresh cycles of a run: for each refreshed buffer, cycles ``I, 2I, ...`` after
+    go (``go`` is cycle 0)."""
+
+    def __init__(self, intervals: dict[str, int]) -> None:
+        self.intervals = intervals
+        self.counts = dict.fromkeys(intervals, 0)
+
+    def stalls_in(self, buffers: Iterable[str], first: int, last: int) -> int:
+        """Cycles in ``first..last`` (inclusive) in which one of ``buffers`` refreshes."""
+        periods = sorted({self.intervals[b] for b in buffers if b in self.intervals})
+        if not periods or last < first:
+            return 0
+        # Inclusion-exclusion over the (few) distinct periods of the unit's buffers.
+        total = 0
+        n = len(periods)
+        for mask in range(1, 1 << n):
+            chosen = [periods[i] for i in range(n) if mask >> i & 1]
+            step = math.lcm(*chosen)
+            count = last // step - (first - 1) // step
+            total += count if bin(mask).count("1") % 2 else -count
+        return total
+
+    def window(self, buffers: Iterable[str], start: int, enabled: int) -> int:
+        """Stall cycles of a window from cycle ``start`` that needs ``enabled`` cycles."""
+        names = list(buffers)
+        stalls = 0
+        while True:
+            found = self.stalls_in(names, start, start + enabled + stalls - 1)
+            if found == stalls:
+                return stalls
+            stalls = found
+
+
+def model_program(compiled: CompiledAccelerator, program: Program) -> ProgramReport:
+    """The model of ``program`` on ``compiled`` (see the module docstring)."""
+    desc = compiled.description
+    checked = compiled.check_program(program)
+    dvfs = DVFSModel(ldo=compiled.ldo, adpll=compiled.adpll)
+    f_main = compiled.controller_clock_hz
+    main_v = desc.domains[MAIN_DOMAIN].operating_points["nominal"][0]
+
+    # Each domain's point now: (declared point, realised point).
+    current: dict[str, tuple[OperatingPoint, OperatingPoint]] = {}
+    for name, dom in desc.domains.items():
+        v, f = dom.operating_points[dom.initial_point]
+        declared = OperatingPoint(voltage_v=v, frequency_hz=f)
+        current[name] = (declared, dvfs.realize(declared)[2] if dom.regulated else declared)
+
+    intervals = {b: i for b in compiled.buffers
+                 if (i := compiled.refresh_interval_cycles(b)) is not None}
+    timeline = _RefreshTimeline(intervals)
+    energy: dict[str, float] = {f"unit:{u}": 0.0 for u in compiled.units}
+    for b in compiled.buffers:
+        energy[f"access:{b}"] = 0.0
+    energy["dvfs"] = 0.0
+    stats = dict.fromkeys(compiled.stat_names(), 0)
+    buffer_time_s = dict.fromkeys(compiled.buffers, 0.0)  # unused; leakage uses the total
+    del buffer_time_s
+    leakage_v_time: dict[str, float] = dict.fromkeys(compiled.buffers, 0.0)  # sum of V * dt
+
+    steps: list[StepReport] = []
+    t = 0          # cycles since go; the first header is decoded in cycle 1
+    time_s = 0.0
+    decode = 1
+    for k, (step, args) in enumerate(zip(program.steps, checked, strict=True)):
+        if isinstance(step, Run):
+            unit = compiled.units[step.unit]
+            spec = desc.units[step.unit]
+            nargs = len(args)
+            unit_cycles = unit.cycles(args)
+            start = decode + nargs + 1
+            stall = timeline.window(spec.bind.values(), start, unit_cycles + 1)
+            cycles = Sequencer.run_cycles(nargs, unit_cycles) + stall
+            _, real = current[spec.domain]
+            dt = (nargs + 1) / f_main + (unit_cycles + stall) / real.frequency_hz
+            e = _unit_energy(compiled, step.unit, args, real.voltage_v, energy)
+            stats["stall_cycles"] += stall
+            stats[f"busy_{spec.domain}"] += unit_cycles + stall
+            steps.append(StepReport(k, "run", step.unit, spec.domain, real.voltage_v,
+                                    real.frequency_hz, cycles, unit_cycles, stall, dt, e))
+        else:
+            old_decl, _ = current[step.domain]
+            v, f = desc.domains[step.domain].operating_points[step.point]
+            new_decl = OperatingPoint(voltage_v=v, frequency_hz=f)
+            move = dvfs.transition(old_decl, new_decl)
+            changes = bool(move.steps)
+            stall = move.stall_cycles(f_main) if changes else 0
+            cycles = Sequencer.dvfs_cycles(stall + 1)
+            dt = cycles / f_main
+            energy["dvfs"] += move.energy_j
+            current[step.domain] = (new_decl, move.to_op)
+            steps.append(StepReport(k, "dvfs", step.domain, step.domain, move.to_op.voltage_v,
+                                    move.to_op.frequency_hz, cycles, 0, stall, dt,
+                                    move.energy_j))
+        for b, spec_b in compiled.buffers.items():
+            leakage_v_time[b] += current[spec_b.domain][1].voltage_v * dt
+        decode += cycles
+        t += cycles
+        time_s += dt
+    total_cycles = 1 + t  # the HALT
+    time_s += 1 / f_main
+    for b, spec_b in compiled.buffers.items():
+        leakage_v_time[b] += current[spec_b.domain][1].voltage_v / f_main
+    for b, interval in intervals.items():
+        count = total_cycles // interval
+        stats[f"refreshes_{b}"] = count
+        energy[f"refresh:{b}"] = count * compiled.memory_model(b).refresh_energy_per_operation_j
+    for b in compiled.buffers:
+        model = compiled.memory_model(b)
+        # Leakage scales with V to first order (dvfs.leakage_power_scale): integrate V dt.
+        energy[f"leakage:{b}"] = model.leakage_power_w(1.0) * leakage_v_time[b]
+    del main_v
+    return ProgramReport(
+        steps=tuple(steps), cycles=total_cycles, stats=stats, time_s=time_s, energy_j=energy,
+        assumptions=(
+            "units' logic leakage, the sequencer's, bus's and clock tree's energy are not "
+            "modelled",
+            "all domains are simulated on one clock; each domain's cycles are converted to "
+            "time at its own frequency (exact for sequential programs)",
+            "refresh intervals are counted at the fastest clock of the buffer's domain",
+            "DVFS regulator and PLL: the defaults of archsim.hw.models.dvfs "
+            "(DVFS_DEFAULTS_SOURCES: mostly assumed)",
+        ))
+
+
+def _unit_energy(compiled: CompiledAccelerator, unit_name: str, args: dict[str, int],
+                 voltage_v: float, energy: dict[str, float]) -> float:
+    """Add one invocation's unit and buffer-access energy to ``energy``; return their sum."""
+    unit = compiled.units[unit_name]
+    spec = compiled.description.units[unit_name]
+    scale = dynamic_energy_scale(voltage_v, REFERENCE_VOLTAGE_V)
+    table = unit.ENERGY_PER_ACTION_J
+    logic = 0.0
+    per_buffer: dict[str, list[int]] = {}
+    for action, count in unit.actions(args).items():
+        kind, _, operand = action.partition(":")
+        if kind in ("read", "write") and operand in spec.bind:
+            rw = per_buffer.setdefault(spec.bind[operand], [0, 0])
+            rw[0 if kind == "read" else 1] += count
+        elif action in table:
+            logic += count * table[action]
+    logic *= scale
+    energy[f"unit:{unit_name}"] += logic
+    total = logic
+    for b, (reads, writes) in per_buffer.items():
+        mem = compiled.memory_model(b)
+        e = mem.access_energy_j(reads, writes) * dynamic_energy_scale(
+            voltage_v, mem.technology.voltage_v)
+        energy[f"access:{b}"] += e
+        total += e
+    return total
