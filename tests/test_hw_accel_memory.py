@@ -23,17 +23,22 @@ def run(dut, bench) -> None:
 
 
 def random_traffic(dut: BufferMemory, cycles: int, seed: int, *, sync_at: int | None = None,
-                   interval: int | None = None) -> dict[str, int]:
+                   interval: int | None = None, write_probability: float = 0.6
+                   ) -> dict[str, int | None]:
     """Drive random accesses on every port for ``cycles`` cycles and check each read against
     a numpy model; in refresh cycles (enumerated here from the sync) nothing happens and
-    reads hold. Returns the model's counts."""
+    reads hold. With a retention checker, ``expired`` is checked every cycle against
+    per-word stamps kept here. Returns the model's counts and the first late read's cycle."""
     rng = np.random.default_rng(seed)
     words, width = dut.words, dut.width
     state = np.array(dut.init, dtype=np.int64)
     mask = (1 << width) - 1
     reads = [n for n in dut.port_lanes if n.startswith("read_")]
     writes = [n for n in dut.port_lanes if n.startswith("write_")]
-    counts = {"reads": 0, "writes": 0, "refreshes": 0, "stalls_seen": 0}
+    counts: dict[str, int | None] = {"reads": 0, "writes": 0, "refreshes": 0,
+                                     "stalls_seen": 0, "expired_at": None}
+    stamps = np.zeros(words, dtype=np.int64)  # cycle of each word's last write or refresh
+    ptr = 0  # next row to refresh
     expect = {name: 0 for name in reads + ["host"]}
     seen: dict[str, bool] = {name: False for name in expect}
 
@@ -44,7 +49,14 @@ def random_traffic(dut: BufferMemory, cycles: int, seed: int, *, sync_at: int | 
         base = sync_at if sync_at is not None and t > sync_at else -1
         return (t - base) % interval == 0
 
+    def touch_read(t: int, first: int, n: int) -> None:
+        late = dut.retention_cycles is not None and \
+            bool(np.any(t - stamps[first:first + n] > dut.retention_cycles))
+        if late and counts["expired_at"] is None:
+            counts["expired_at"] = t
+
     async def bench(ctx) -> None:
+        nonlocal ptr
         for t in range(cycles):
             ctx.set(dut.refresh_sync, int(sync_at == t))
             touched: set[int] = set()
@@ -62,7 +74,7 @@ def random_traffic(dut: BufferMemory, cycles: int, seed: int, *, sync_at: int | 
                 lanes, port = dut.port_lanes[name], getattr(dut, name)
                 addr = int(rng.integers(0, words // lanes))
                 elems = set(range(addr * lanes, addr * lanes + lanes))
-                en = int(rng.random() < 0.6 and not elems & touched)
+                en = int(rng.random() < write_probability and not elems & touched)
                 if en:
                     touched |= elems
                 data = [int(rng.integers(0, 1 << width)) for _ in range(lanes)]
@@ -70,7 +82,7 @@ def random_traffic(dut: BufferMemory, cycles: int, seed: int, *, sync_at: int | 
                 ctx.set(port.addr, addr)
                 ctx.set(port.data, sum(d << (i * width) for i, d in enumerate(data)))
                 ops.append(("w", name, lanes, addr, en, data))
-            host_we = int(rng.random() < 0.3 and host_addr not in touched)
+            host_we = int(rng.random() < write_probability / 2 and host_addr not in touched)
             host_wdata = int(rng.integers(0, 1 << width))
             ctx.set(dut.host_re, host_re)
             ctx.set(dut.host_we, host_we)
@@ -81,6 +93,9 @@ def random_traffic(dut: BufferMemory, cycles: int, seed: int, *, sync_at: int | 
             if stall:
                 counts["refreshes"] += 1
                 counts["stalls_seen"] += 1
+                for row in range(ptr, min(ptr + dut.rows_per_refresh, dut.rows)):
+                    stamps[row * dut.banks:(row + 1) * dut.banks] = t
+                ptr = 0 if ptr + dut.rows_per_refresh >= dut.rows else ptr + dut.rows_per_refresh
             else:
                 for kind, name, lanes, addr, en, _ in ops:
                     if kind == "r" and en:
@@ -88,15 +103,19 @@ def random_traffic(dut: BufferMemory, cycles: int, seed: int, *, sync_at: int | 
                         expect[name] = int(sum(int(v) << (i * width) for i, v in enumerate(row)))
                         seen[name] = True
                         counts["reads"] += lanes
+                        touch_read(t, addr * lanes, lanes)
                 if host_re:
                     expect["host"], seen["host"] = int(state[host_addr]), True
                     counts["reads"] += 1
+                    touch_read(t, host_addr, 1)
                 for kind, _name, lanes, addr, en, data in ops:
                     if kind == "w" and en:
                         state[addr * lanes:(addr + 1) * lanes] = np.array(data) & mask
+                        stamps[addr * lanes:(addr + 1) * lanes] = t
                         counts["writes"] += lanes
                 if host_we:
                     state[host_addr] = host_wdata
+                    stamps[host_addr] = t
                     counts["writes"] += 1
             await ctx.tick()
             for name in reads:
@@ -104,6 +123,8 @@ def random_traffic(dut: BufferMemory, cycles: int, seed: int, *, sync_at: int | 
                     assert ctx.get(getattr(dut, name).data) == expect[name], (t, name)
             if seen["host"]:
                 assert ctx.get(dut.host_rdata) == expect["host"], (t, "host")
+            late = counts["expired_at"] is not None
+            assert ctx.get(dut.expired) == late, (t, "expired")
         for key in ("reads", "writes", "refreshes"):
             assert ctx.get(getattr(dut, key)) == counts[key], key
         for name in reads + writes:
@@ -136,6 +157,46 @@ def test_refresh_stalls_hold_reads_and_block_accesses():
                        port_lanes={"read_0": 2}, refresh_interval_cycles=4, init=list(range(16)))
     counts = random_traffic(dut, 90, seed=3, sync_at=6, interval=4)
     assert counts["stalls_seen"] == 1 + (89 - 6) // 4  # cycle 3, then every 4th after the sync
+
+
+def test_retention_checker_flags_the_first_late_read():
+    dut = BufferMemory(words=16, width=8, banks=2, read_ports=2, write_ports=1,
+                       port_lanes={"read_1": 2}, refresh_interval_cycles=3, rows_per_refresh=2,
+                       retention_cycles=14, init=list(range(16)))
+    # 4 operations of 3 cycles: a row waits 12 cycles, plus one interval if a sync
+    # postpones a refresh -- within 14 until the sync at cycle 40 restarts the timer late.
+    counts = random_traffic(dut, 60, seed=11, sync_at=40, interval=3, write_probability=0.0)
+    assert counts["expired_at"] is None
+    dut = BufferMemory(words=16, width=8, banks=2, read_ports=2, write_ports=1,
+                       port_lanes={"read_1": 2}, refresh_interval_cycles=5, rows_per_refresh=2,
+                       retention_cycles=14, init=list(range(16)))
+    counts = random_traffic(dut, 60, seed=12, interval=5, write_probability=0.2)
+    assert counts["expired_at"] is not None  # 4 x 5 = 20 > 14: a word outlives retention
+
+
+def test_no_refresh_needed_while_lifetimes_are_short():
+    """CAMEL's point, directed: without refresh, a word read within ``retention_cycles`` of
+    its write is good; one cycle later it has expired."""
+    dut = BufferMemory(words=8, width=8, banks=2, read_ports=0, write_ports=1,
+                       port_lanes={"write_0": 2}, retention_cycles=6)
+    trace = []
+
+    async def bench(ctx) -> None:
+        for t in range(10):
+            ctx.set(dut.write_0.en, int(t == 1))  # row 1 (words 2, 3) written in cycle 1
+            ctx.set(dut.write_0.addr, 1)
+            ctx.set(dut.write_0.data, 0x2A2B)
+            read = {4: 0, 6: 1, 7: 2, 8: 3}.get(t)  # word 0 (init, age 4); words 2, 3
+            ctx.set(dut.host_re, int(read is not None))
+            ctx.set(dut.host_addr, read or 0)
+            await ctx.tick()
+            trace.append((ctx.get(dut.host_rdata), ctx.get(dut.expired)))
+
+    run(dut, bench)
+    # reads in cycles 4, 6 (word 1: init data, age 6) and 7 (word 2, age 6) are good; the
+    # read of word 3 in cycle 8 (age 7) flags expired from the cycle its data arrives.
+    assert [e for _, e in trace] == [0] * 8 + [1, 1]
+    assert trace[7][0] == 0x2B and trace[8][0] == 0x2A
 
 
 class Copy(wiring.Component):

@@ -28,8 +28,15 @@ Members
 ``reads``, ``writes``, ``refreshes`` (Out 32)
     Elements read and written by performed accesses (a row access of ``banks`` lanes counts
     ``banks``; host accesses count), and refresh operations, since reset (wrapping).
+``expired`` (Out 1)
+    With ``retention_cycles`` (the retention checker, for CAMEL-style lifetime analysis:
+    eDRAM with refresh off or sparse), high from the cycle the data of a read (unit or
+    host) arrives -- and sticky after -- when the read was of a word whose last write or
+    refresh (or reset, for ``init`` data) is more than ``retention_cycles`` cycles before
+    the read. Shadow memories of time stamps (one 32-bit stamp per word) make it cheap in
+    simulation; it is a verification aid, not hardware. Always low without a checker.
 
-The RTL does not lose data when a refresh is late: retention is priced by the model.
+The data itself never decays in the RTL: the checker flags a read that would have failed.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from amaranth.hdl import Array, Cat, Module, Signal
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -51,6 +58,9 @@ __all__ = ["BufferMemory", "COUNTER_WIDTH", "MAX_WIDTH"]
 COUNTER_WIDTH = 32
 #: Widest element a buffer holds (raw words of up to 32 bits).
 MAX_WIDTH = 32
+
+# One access path: (performed, elements moved, per bank (enable, row address)).
+_Access = tuple[Value, int, list[tuple[Value, Value]]]
 
 
 class BufferMemory(wiring.Component):
@@ -73,13 +83,22 @@ class BufferMemory(wiring.Component):
         Cycles between refresh operations (>= 2), e.g.
         :meth:`MemoryModel.refresh_interval_cycles <archsim.hw.models.memtech.MemoryModel.refresh_interval_cycles>`;
         ``None`` for memories that are not refreshed.
+    rows_per_refresh : int
+        Rows one refresh operation restores (as
+        :class:`~archsim.hw.models.memtech.MemoryModel` takes it); only the retention checker
+        uses it, since a refresh operation takes one cycle whatever its size.
+    retention_cycles : int, optional
+        Build the retention checker: ``expired`` rises (and stays high) after a read of a
+        word last written or refreshed more than this many cycles before, e.g.
+        ``floor(MemoryModel.refresh_period_s * clock_hz)``. ``None``: no checker.
     init : sequence of int, optional
         Initial raw words (unsigned, ``< 2 ** width``), element order; the rest are 0.
     """
 
     def __init__(self, *, words: int, width: int, banks: int = 1, read_ports: int = 1,
                  write_ports: int = 1, port_lanes: Mapping[str, int] | None = None,
-                 refresh_interval_cycles: int | None = None,
+                 refresh_interval_cycles: int | None = None, rows_per_refresh: int = 1,
+                 retention_cycles: int | None = None,
                  init: Sequence[int] | np.ndarray | None = None) -> None:
         try:
             check_positive("words", words)
@@ -104,6 +123,10 @@ class BufferMemory(wiring.Component):
             if refresh_interval_cycles is not None:
                 check_int("refresh_interval_cycles", refresh_interval_cycles, 2,
                           (1 << COUNTER_WIDTH) - 1)
+            check_int("rows_per_refresh", rows_per_refresh, 1, words // banks)
+            if retention_cycles is not None:
+                check_int("retention_cycles", retention_cycles, 1,
+                          (1 << (COUNTER_WIDTH - 1)) - 1)
             words_init = self._check_init(init, words, width)
         except (TypeError, ValueError):
             silence_unused(self)  # a user error: Amaranth need not warn it went unused
@@ -112,6 +135,8 @@ class BufferMemory(wiring.Component):
         self.read_ports, self.write_ports = read_ports, write_ports
         self.port_lanes: dict[str, int] = lanes
         self.refresh_interval_cycles = refresh_interval_cycles
+        self.rows_per_refresh = rows_per_refresh
+        self.retention_cycles = retention_cycles
         self.init = words_init
         self.rows = words // banks
         self.row_addr_width = max(1, (self.rows - 1).bit_length())
@@ -126,7 +151,7 @@ class BufferMemory(wiring.Component):
             "host_we": In(1), "host_re": In(1), "host_rdata": Out(width),
             "refresh_sync": In(1), "stall": Out(1),
             "reads": Out(COUNTER_WIDTH), "writes": Out(COUNTER_WIDTH),
-            "refreshes": Out(COUNTER_WIDTH),
+            "refreshes": Out(COUNTER_WIDTH), "expired": Out(1),
         })
         super().__init__(members)
 
@@ -174,70 +199,104 @@ class BufferMemory(wiring.Component):
         m.d.comb += self.stall.eq(stall)
         m.d.sync += self.refreshes.eq(self.refreshes + stall)
 
-        read_counts, write_counts = [], []
+        # Every access as per-bank (enable, row address) pairs, so the retention checker can
+        # shadow them; `go` is the access being performed, `n` the elements it moves.
+        read_specs: list[_Access] = []
+        write_specs: list[_Access] = []
 
-        def element_read(addr: Signal, en: Signal, data: Signal, name: str) -> Signal:
+        def read(name: str, addr: Value, en: Value, data: Value, lanes: int) -> None:
             go = Signal(name=f"{name}_go")
             m.d.comb += go.eq(en & ~stall)
             ports = [mem.read_port() for mem in mems]
-            if banks == 1:
-                m.d.comb += [ports[0].en.eq(go), ports[0].addr.eq(addr), data.eq(ports[0].data)]
-                return go
-            lane = Signal(range(banks), name=f"{name}_lane")
-            with m.If(go):
-                m.d.sync += lane.eq(addr[:shift])
-            for b, rp in enumerate(ports):
-                m.d.comb += [rp.en.eq(go & (addr[:shift] == b)), rp.addr.eq(addr >> shift)]
-            m.d.comb += data.eq(Array(rp.data for rp in ports)[lane])
-            return go
+            if lanes == banks:
+                per_bank = [(go, addr) for _ in range(banks)]
+                m.d.comb += data.eq(Cat(*(rp.data for rp in ports)))
+            else:
+                lane = Signal(range(banks), name=f"{name}_lane")
+                with m.If(go):
+                    m.d.sync += lane.eq(addr[:shift])
+                per_bank = [(go & (addr[:shift] == b), addr >> shift) for b in range(banks)]
+                m.d.comb += data.eq(Array(rp.data for rp in ports)[lane])
+            for rp, (en_b, addr_b) in zip(ports, per_bank, strict=True):
+                m.d.comb += [rp.en.eq(en_b), rp.addr.eq(addr_b)]
+            read_specs.append((go, lanes, per_bank))
 
-        def element_write(addr: Signal, en: Signal, data: Signal, name: str) -> Signal:
+        def write(name: str, addr: Value, en: Value, data: Value, lanes: int) -> None:
             go = Signal(name=f"{name}_go")
             m.d.comb += go.eq(en & ~stall)
-            for b, mem in enumerate(mems):
+            if lanes == banks:
+                per_bank = [(go, addr) for _ in range(banks)]
+                datas = [data[b * width:(b + 1) * width] for b in range(banks)]
+            else:
+                per_bank = [(go & (addr[:shift] == b), addr >> shift) for b in range(banks)]
+                datas = [data for _ in range(banks)]
+            for mem, (en_b, addr_b), d in zip(mems, per_bank, datas, strict=True):
                 wp = mem.write_port()
-                hit = go if banks == 1 else go & (addr[:shift] == b)
-                m.d.comb += [wp.en.eq(hit), wp.addr.eq(addr >> shift), wp.data.eq(data)]
-            return go
+                m.d.comb += [wp.en.eq(en_b), wp.addr.eq(addr_b), wp.data.eq(d)]
+            write_specs.append((go, lanes, per_bank))
 
         for name, n_lanes in self.port_lanes.items():
             port = getattr(self, name)
-            row = n_lanes == banks and banks > 1
-            if name.startswith("read_"):
-                if row:
-                    go = Signal(name=f"{name}_go")
-                    m.d.comb += go.eq(port.en & ~stall)
-                    ports = [mem.read_port() for mem in mems]
-                    for rp in ports:
-                        m.d.comb += [rp.en.eq(go), rp.addr.eq(port.addr)]
-                    m.d.comb += port.data.eq(Cat(*(rp.data for rp in ports)))
-                else:
-                    go = element_read(port.addr, port.en, port.data, name)
-                read_counts.append((go, n_lanes))
-            else:
-                if row:
-                    go = Signal(name=f"{name}_go")
-                    m.d.comb += go.eq(port.en & ~stall)
-                    for b, mem in enumerate(mems):
-                        wp = mem.write_port()
-                        m.d.comb += [wp.en.eq(go), wp.addr.eq(port.addr),
-                                     wp.data.eq(port.data[b * width:(b + 1) * width])]
-                else:
-                    go = element_write(port.addr, port.en, port.data, name)
-                write_counts.append((go, n_lanes))
-        read_counts.append((element_read(self.host_addr, self.host_re, self.host_rdata,
-                                         "host_read"), 1))
-        write_counts.append((element_write(self.host_addr, self.host_we, self.host_wdata,
-                                           "host_write"), 1))
+            (read if name.startswith("read_") else write)(name, port.addr, port.en,
+                                                          port.data, n_lanes)
+        read("host_read", self.host_addr, self.host_re, self.host_rdata, 1)
+        write("host_write", self.host_addr, self.host_we, self.host_wdata, 1)
 
-        def total(counts: list[tuple[Signal, int]]) -> object:
+        def total(specs: list[_Access]) -> Value:
             # Elements moved this cycle over every performed access.
-            terms = [go * n for go, n in counts]
-            acc = terms[0]
-            for term in terms[1:]:
-                acc = acc + term
+            acc: Value = Const(0, COUNTER_WIDTH)
+            for go, n, _ in specs:
+                acc = acc + go * n
             return acc
 
-        m.d.sync += [self.reads.eq(self.reads + total(read_counts)),
-                     self.writes.eq(self.writes + total(write_counts))]
+        m.d.sync += [self.reads.eq(self.reads + total(read_specs)),
+                     self.writes.eq(self.writes + total(write_specs))]
+        if self.retention_cycles is not None:
+            self._retention_checker(m, stall, read_specs, write_specs)
+        else:
+            m.d.comb += self.expired.eq(0)
         return m
+
+    def _retention_checker(self, m: Module, stall: Value, read_specs: list[_Access],
+                           write_specs: list[_Access]) -> None:
+        """Shadow every bank with a memory of time stamps (the cycle each word was last
+        written or refreshed; 0 for ``init``) and raise ``expired`` when a read finds a
+        stamp older than ``retention_cycles``."""
+        assert self.retention_cycles is not None
+        banks, rows, per_op = self.banks, self.rows, self.rows_per_refresh
+        now = Signal(COUNTER_WIDTH)
+        m.d.sync += now.eq(now + 1)
+        stamps = []
+        for b in range(banks):
+            mem = Memory(shape=COUNTER_WIDTH, depth=rows, init=[])
+            m.submodules[f"stamps_{b}"] = mem
+            stamps.append(mem)
+        for _, _, per_bank in write_specs:
+            for mem, (en_b, addr_b) in zip(stamps, per_bank, strict=True):
+                wp = mem.write_port()
+                m.d.comb += [wp.en.eq(en_b), wp.addr.eq(addr_b), wp.data.eq(now)]
+        # A refresh operation restores rows ptr .. ptr + per_op - 1 (the last one of a sweep
+        # may be short), then ptr moves on, wrapping to row 0.
+        ptr = Signal(range(rows))
+        for k in range(per_op):
+            row = ptr + k
+            for mem in stamps:
+                wp = mem.write_port()
+                m.d.comb += [wp.en.eq(stall & (row < rows)), wp.addr.eq(row), wp.data.eq(now)]
+        with m.If(stall):
+            m.d.sync += ptr.eq(Mux(ptr + per_op >= rows, 0, ptr + per_op))
+        then = Signal(COUNTER_WIDTH)
+        m.d.sync += then.eq(now)
+        late = []
+        for _, _, per_bank in read_specs:
+            for mem, (en_b, addr_b) in zip(stamps, per_bank, strict=True):
+                rp = mem.read_port()
+                checked = Signal()
+                m.d.comb += [rp.en.eq(en_b), rp.addr.eq(addr_b)]
+                m.d.sync += checked.eq(en_b)
+                late.append(checked & ((then - rp.data)[:COUNTER_WIDTH] > self.retention_cycles))
+        # High in the cycle the late data arrives, and sticky after.
+        seen = Signal()
+        now_late = Cat(*late).any()
+        m.d.sync += seen.eq(seen | now_late)
+        m.d.comb += self.expired.eq(seen | now_late)
