@@ -199,6 +199,21 @@ def test_no_refresh_needed_while_lifetimes_are_short():
     assert trace[7][0] == 0x2B and trace[8][0] == 0x2A
 
 
+def test_the_models_refresh_interval_keeps_every_read_within_retention():
+    model = MemoryModel(technology="edram", words=32, width=8, banks=2, rows_per_refresh=3,
+                        temperature_c=30.0)
+    clock_hz = 5e6
+    interval, retention = model.refresh_interval_cycles(clock_hz), model.retention_cycles(clock_hz)
+    assert 2 <= interval <= 10 and model.refresh_operations == 6
+    dut = BufferMemory(words=32, width=8, banks=2, read_ports=2, write_ports=1,
+                       port_lanes={"read_1": 2}, refresh_interval_cycles=interval,
+                       rows_per_refresh=3, retention_cycles=retention)
+    # No writes: only refresh keeps the data; a sync mid-run postpones one refresh.
+    counts = random_traffic(dut, 4 * retention, seed=21, sync_at=retention + 3,
+                            interval=interval, write_probability=0.0)
+    assert counts["expired_at"] is None and counts["refreshes"] > 2 * model.refresh_operations
+
+
 class Copy(wiring.Component):
     """A minimal unit after the contract: copies ``n`` elements from ``src`` to ``dst``,
     one per cycle (read in cycle k, write its data in cycle k + 1): ``n + 1`` cycles."""

@@ -162,6 +162,7 @@ def test_refresh_interval_is_the_period_over_operations_plus_one():
     for clock_hz in (1e8, 2.5e8, 1e9):
         assert m.refresh_interval_cycles(clock_hz) == math.floor(
             m.refresh_period_s * clock_hz / 9)
+        assert m.retention_cycles(clock_hz) == math.floor(m.refresh_period_s * clock_hz)
     with pytest.raises(ValueError, match=r"cannot be refreshed at 1000000.0 Hz"):
         m.refresh_interval_cycles(1e6)
 

@@ -415,6 +415,12 @@ class MemoryModel:
                              f"of {interval} cycles (needs >= 2)")
         return interval
 
+    def retention_cycles(self, clock_hz: float) -> int:
+        """:attr:`refresh_period_s` in whole cycles at ``clock_hz`` (the longest age a read
+        may find, for :class:`~archsim.hw.accel.memory.BufferMemory`'s retention checker)."""
+        hz = _check_number("clock_hz", clock_hz, low=0.0, open_low=True)
+        return math.floor(self.refresh_period_s * hz)
+
     def refresh_count(self, cycles: int, clock_hz: float) -> int:
         """Refresh operations in the ``cycles`` cycles after a ``refresh_sync`` (exact)."""
         if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 0:
