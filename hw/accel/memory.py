@@ -24,7 +24,8 @@ Members
     is high, no port access (unit or host) is performed and every read port holds its data.
     The accelerator freezes the units bound to this buffer in those cycles (and the bus holds
     its request). This is the timer :class:`archsim.hw.models.memtech.MemoryModel` counts
-    exactly. Without an interval (SRAM, ReRAM) ``stall`` is always low.
+    exactly. Until the first ``refresh_sync`` the timer runs from reset as if synced in the
+    cycle before it. Without an interval (SRAM, ReRAM) ``stall`` is always low.
 ``reads``, ``writes``, ``refreshes`` (Out 32)
     Elements read and written by performed accesses (a row access of ``banks`` lanes counts
     ``banks``; host accesses count), and refresh operations, since reset (wrapping).
