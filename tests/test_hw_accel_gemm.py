@@ -4,11 +4,17 @@ import re
 
 import numpy as np
 import pytest
+from amaranth.hdl import Module
+from amaranth.lib import wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
 
 from archsim.hw.accel.gemm import GemmUnit
 from archsim.hw.accel.interface import Unit
 from archsim.hw.checks import silence_unused
 from archsim.hw.models.systolic import matmul_cycles
+from archsim.hw.verilog import to_verilog
+from archsim.sim.rtl import simulate
 from archsim.sim.rtl.unit_run import run_unit
 
 ADDR_WIDTH = 6  # 64 rows per buffer: small memories keep the simulations quick
@@ -95,6 +101,7 @@ SHAPES = [
     (4, 4, 4, 3, 12),   # 3 folds in N
     (2, 4, 4, 1, 8),    # K = 1, non-square array
     (4, 2, 8, 2, 2),    # taller than wide
+    (3, 2, 6, 3, 4),    # rows not a power of two: addresses divided, not sliced
     (4, 1, 8, 1, 2),    # P = R: a drain ends in the period after next
     (1, 1, 2, 1, 3),    # the one-PE array: P = 1, a tile drains two periods on
 ]
@@ -309,3 +316,87 @@ def test_ports_follow_the_contract():
     assert len(u.a.addr) == len(u.c.addr) == 10
     assert u.contract.all_args == ("a_addr", "b_addr", "c_addr", "c_in_addr", "m", "k", "n",
                                    "accumulate")
+
+
+# --- the unit with its buffers as one design: Verilog, pysim and Verilator ------------------
+
+class _Bench(wiring.Component):
+    """The unit with its three buffers (``c_in`` shares the memory of ``c``) preloaded, the
+    write port of ``c`` brought out so the results can be read from the recorded cycles."""
+
+    def __init__(self, gemm, images):
+        self._gemm, self._images = gemm, images
+        members = {"start": In(1), "busy": Out(1), "done": Out(1), "c_en": Out(1),
+                   "c_addr": Out(gemm.addr_width), "c_data": Out(gemm.acc_width * gemm.cols)}
+        members.update({f"arg_{name}": In(16) for name in gemm.contract.all_args})
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        m = Module()
+        g = m.submodules.gemm = self._gemm
+        m.d.comb += g.start.eq(self.start)
+        for name in g.contract.all_args:
+            m.d.comb += getattr(g, f"arg_{name}").eq(getattr(self, f"arg_{name}"))
+        mems = {}
+        for name in ("a", "b", "c"):
+            o = g.contract.operand(name)
+            words = self._images[name]
+            rows = len(words) // o.lanes
+            init = [sum(int(words[r * o.lanes + i]) << (i * o.width) for i in range(o.lanes))
+                    for r in range(rows)]
+            mems[name] = m.submodules[f"mem_{name}"] = Memory(
+                shape=o.width * o.lanes, depth=rows, init=init)
+        for name, mem in (("a", mems["a"]), ("b", mems["b"]), ("c_in", mems["c"])):
+            port, rp = getattr(g, name), mem.read_port()
+            m.d.comb += [rp.addr.eq(port.addr), rp.en.eq(port.en), port.data.eq(rp.data)]
+        wp = mems["c"].write_port()
+        m.d.comb += [wp.addr.eq(g.c.addr), wp.data.eq(g.c.data), wp.en.eq(g.c.en),
+                     self.c_en.eq(g.c.en), self.c_addr.eq(g.c.addr),
+                     self.c_data.eq(g.c.data), self.done.eq(g.done),
+                     self.busy.eq(g.busy)]
+        return m
+
+
+def _bench_run(r, c, m, k, n, backend):
+    rng = np.random.default_rng(16)
+    a, b = int8_operands(rng, m, k, n)
+    d = rng.integers(-(1 << 31), 1 << 31, size=(m, n))
+    addr_width = 7
+    images = {"a": np.zeros(r << addr_width, np.int64), "b": np.zeros(c << addr_width, np.int64),
+              "c": np.zeros(c << addr_width, np.int64)}
+    images["a"][:k * m] = raw(a.T.ravel(), 8)
+    images["b"][:k * n] = raw(b.ravel(), 8)
+    images["c"][:m * n] = raw(d.ravel(), 32)
+    gemm = GemmUnit(rows=r, cols=c, addr_width=addr_width)
+    args = args_for(m, k, n, accumulate=1)
+    expected = independent_cycles(r, c, m, k, n)
+    total = expected + 3
+    inputs = {f"arg_{name}": [value] for name, value in args.items()}
+    inputs["start"] = [0, 1] + [0] * (total - 2)
+    run = simulate(_Bench(gemm, images), inputs, ["busy", "done", "c_en", "c_addr", "c_data"],
+                   cycles=total, backend=backend)
+    out = {name: np.asarray(v) for name, v in run.outputs.items()}
+    # start is sampled in cycle 1: done in cycle 1 + cycles, busy from 2 through done.
+    assert np.flatnonzero(out["done"]).tolist() == [1 + expected]
+    assert np.flatnonzero(out["busy"]).tolist() == list(range(2, 2 + expected))
+    words = images["c"].copy()
+    for t in np.flatnonzero(out["c_en"]):
+        row, data = int(out["c_addr"][t]), int(out["c_data"][t])
+        for j in range(c):
+            words[row * c + j] = (data >> (32 * j)) & 0xFFFFFFFF
+    assert np.array_equal(result(words, 0, m, n), wrap(a @ b + d, 32))
+    assert len(np.flatnonzero(out["c_en"])) == gemm.actions(args)["write:c"]
+    return gemm
+
+
+def test_unit_with_buffers_in_pysim_and_verilog():
+    gemm = _bench_run(4, 4, 8, 5, 8, "pysim")
+    text = to_verilog(GemmUnit(rows=2, cols=2, addr_width=8), name="gemm")
+    assert "module gemm" in text and "c_in__en" in text
+    assert gemm.cycles(args_for(8, 5, 8)) == independent_cycles(4, 4, 8, 5, 8)
+
+
+@pytest.mark.slow
+def test_16x16_unit_in_verilator():
+    # 4 folds (2 in M, 2 in N) of a 16x16 array with K = 20, accumulating onto D.
+    _bench_run(16, 16, 32, 20, 32, "verilator")

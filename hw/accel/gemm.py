@@ -62,7 +62,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal, Value
 
 from ..checks import check_int, check_positive, silence_unused
 from ..systolic import SystolicArray
-from .interface import Operand, Unit, UnitContract
+from .interface import ARG_WIDTH, Operand, Unit, UnitContract
 
 __all__ = ["GemmUnit", "MAC_MULT_ENERGY_J", "MAC_ADD_ENERGY_J"]
 
@@ -287,13 +287,15 @@ class GemmUnit(Unit):
             return getattr(self, f"arg_{name}")
 
         # Counters and row addresses get a spare bit: a count can equal 2 ** addr_width.
-        wide = max(ab, 16) + 1
+        wide = max(ab, ARG_WIDTH) + 1
 
         def reg(name: str, width: int = wide) -> Signal:
             return Signal(width, name=name)
 
         # Latched with `start`.
-        k_q, last_t = reg("k_q", 16), reg("last_t", 18)  # last_t = P - 1
+        # The period counter reaches P - 1 = k + R + C - 3 (k < 2 ** 16), or R + 1 at the end.
+        t_width = ((1 << ARG_WIDTH) + rows + cols).bit_length()
+        k_q, last_t = reg("k_q", ARG_WIDTH), reg("last_t", t_width)  # last_t = P - 1
         mr_q, nc_q, rnc_q = reg("mr_q"), reg("nc_q"), reg("rnc_q")
         acc_q = reg("acc_q", 1)
         # Fold iteration: (mt, nt) and each operand's row address for the current tile.
@@ -302,7 +304,7 @@ class GemmUnit(Unit):
         c_mrow, c_tile, c_prev = reg("c_mrow"), reg("c_tile"), reg("c_prev")
         d_mrow, d_tile, d_prev = reg("d_mrow"), reg("d_tile"), reg("d_prev")
         a_ptr, b_ptr, c_ptr, d_ptr = reg("a_ptr"), reg("b_ptr"), reg("c_ptr"), reg("d_ptr")
-        t = reg("t", 18)
+        t = reg("t", t_width)
         running, tail, has_prev = reg("running", 1), reg("tail", 1), reg("has_prev", 1)
 
         done = Signal()
