@@ -143,6 +143,9 @@ class BufferSpec:
     technology : str
         One of :data:`TECHNOLOGY_NAMES`.
     domain : str
+    temperature_c : float or None
+        Operating temperature of an eDRAM buffer (its retention, hence its refresh rate,
+        depends on it); None: the technology table's reference temperature.
     """
 
     name: str
@@ -154,6 +157,7 @@ class BufferSpec:
     technology: str
     domain: str
     where: SourceLocation = field(compare=False, repr=False)
+    temperature_c: float | None = None
 
 
 #: A unit given as something that builds an accelerator unit: a library kind name, a
@@ -311,7 +315,7 @@ class Accelerator:
 
     def buffer(self, name: str, *, words: int, width: int, banks: int = 1,
                read_ports: int = 1, write_ports: int = 1, technology: str = "sram",
-               domain: str = MAIN_DOMAIN) -> None:
+               domain: str = MAIN_DOMAIN, temperature_c: float | None = None) -> None:
         """Declare a buffer (see :class:`BufferSpec`)."""
         where = _caller()
         _name(where, "buffer name", name)
@@ -333,8 +337,17 @@ class Accelerator:
             raise where.error(f"buffer {name!r}: unknown technology {technology!r}; allowed: "
                               f"{', '.join(TECHNOLOGY_NAMES)}")
         self._check_domain(where, f"buffer {name!r}", domain)
+        if temperature_c is not None:
+            if technology != "edram":
+                raise where.error(f"buffer {name!r}: temperature_c sets an eDRAM's retention; "
+                                  f"a {technology} buffer takes none")
+            if isinstance(temperature_c, bool) or not isinstance(temperature_c, int | float) \
+                    or not -55 <= temperature_c <= 150:
+                raise where.error(f"buffer {name!r}: temperature_c must be a number of degrees "
+                                  f"Celsius in -55..150, not {temperature_c!r}")
+            temperature_c = float(temperature_c)
         self.buffers[name] = BufferSpec(name, words, width, banks, read_ports, write_ports,
-                                        technology, domain, where)
+                                        technology, domain, where, temperature_c)
 
     def unit(self, name: str, source: UnitSource, *, bind: Mapping[str, str],
              domain: str = MAIN_DOMAIN, **params: object) -> None:

@@ -32,7 +32,7 @@ from ...dsl.accel import (
     SetOperatingPoint,
     UnitSpec,
 )
-from ...errors import DSLError
+from ...errors import ConfigError, DSLError
 from ...hw.accel.interface import Operand, Unit
 from ...hw.models.dvfs import ADPLLModel, LDOModel, default_adpll, default_ldo
 from ...hw.models.memtech import MemoryModel
@@ -176,7 +176,7 @@ class CompiledAccelerator:
         spec = self.buffers[name]
         return MemoryModel(technology=spec.technology, words=spec.words, width=spec.width,
                            banks=spec.banks, read_ports=spec.read_ports,
-                           write_ports=spec.write_ports)
+                           write_ports=spec.write_ports, temperature_c=spec.temperature_c)
 
     def domain_max_frequency_hz(self, domain: str) -> float:
         """The highest frequency among ``domain``'s operating points."""
@@ -191,8 +191,11 @@ class CompiledAccelerator:
         model = self.memory_model(name)
         if not model.technology.refreshed:
             return None
-        return model.refresh_interval_cycles(self.domain_max_frequency_hz(
-            self.buffers[name].domain))
+        spec = self.buffers[name]
+        try:
+            return model.refresh_interval_cycles(self.domain_max_frequency_hz(spec.domain))
+        except (ConfigError, ValueError) as exc:
+            raise spec.where.error(f"buffer {name!r}: {exc}") from None
 
     # -- programs ------------------------------------------------------------------------------
     def check_program(self, program: Program) -> list[dict[str, int]]:

@@ -63,7 +63,7 @@ class AcceleratorTop(wiring.Component):
 
     def __init__(self, compiled: CompiledAccelerator) -> None:
         self.compiled = compiled
-        super().__init__(bus_signature().members)
+        super().__init__(bus_signature())
 
     def elaborate(self, platform: Any) -> Module:
         m = Module()
@@ -122,7 +122,10 @@ class AcceleratorTop(wiring.Component):
                 ldo=c.ldo, adpll=c.adpll, clock_hz=c.controller_clock_hz, domains=1)
             m.submodules[f"dvfs_{dom.name}"] = ctrl
             mine = seq.dvfs_domain == d
-            m.d.comb += [ctrl.req.eq(seq.dvfs_req & mine & ~ctrl.busy), ctrl.domain.eq(0),
+            # Not in the ack cycle: the sequencer holds dvfs_req high into the next DVFS step
+            # (valid/ready style), whose operands it has not presented yet.
+            m.d.comb += [ctrl.req.eq(seq.dvfs_req & mine & ~ctrl.busy & ~ctrl.ack),
+                         ctrl.domain.eq(0),
                          ctrl.op.eq(seq.dvfs_op)]
             acks.append(ctrl.ack & mine)
             domain_stall[dom.name] = ctrl.stall[0]

@@ -1,0 +1,128 @@
+"""The accelerator's three views agree: RTL (pysim) outputs == golden, CYCLES == the model,
+statistics (stalls, refreshes, per-domain busy cycles) == the model."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from archsim.dsl.accel import Accelerator
+from archsim.hw.models.memtech import MemoryModel
+
+from .accel_units import AddConst
+
+
+def _two_domain(technology: str = "sram", temperature_c: float | None = None) -> Accelerator:
+    acc = Accelerator(name="tiny")
+    acc.domain("core", operating_points={"fast": (0.8, 500e6), "slow": (0.6, 250e6)})
+    acc.buffer("x", words=64, width=16, domain="core")
+    kw = {} if temperature_c is None else {"temperature_c": temperature_c}
+    acc.buffer("y", words=32, width=16, domain="core", technology=technology, **kw)
+    acc.unit("inc", AddConst, bind={"src": "x", "dst": "y"}, domain="core")
+    acc.unit("back", AddConst, bind={"src": "y", "dst": "x"}, domain="core")
+    return acc
+
+
+def _program(acc: Accelerator):
+    prog = acc.program()
+    prog.run("inc", src_addr=4, dst_addr=0, n=8, c=3)
+    prog.set_operating_point("core", "slow")
+    prog.run("inc", src_addr=8, dst_addr=4, n=28, c=65535)
+    prog.run("back", src_addr=0, dst_addr=40, n=20, c=1)
+    prog.set_operating_point("core", "fast")
+    prog.set_operating_point("core", "fast")  # already there: acknowledged at once
+    return prog
+
+
+def _enumerated_cycles(runs, interval: int | None, dvfs_ack: list[int]) -> tuple[int, int]:
+    """An independent cycle-by-cycle count of the program's CYCLES and stalled cycles.
+
+    ``runs`` are ``(nargs, unit_cycles, uses_refreshed_buffer)`` in program order with DVFS
+    steps as None; the sequencer decodes each step's header in the cycle after the previous
+    step ends (cycle 1 first), loads nargs words, starts the unit in the next cycle; the unit
+    needs ``unit_cycles + 1`` enabled cycles from its start to its done, and cycles
+    ``interval, 2 * interval, ...`` after go are refresh cycles.
+    """
+    t = 1
+    stalled = 0
+    acks = iter(dvfs_ack)
+    for step in runs:
+        if step is None:
+            t += 1 + next(acks)
+            continue
+        nargs, cycles, refreshed = step
+        t += nargs + 1  # decode .. the start cycle
+        need = cycles + 1
+        cur = t
+        while need:
+            if refreshed and interval is not None and cur % interval == 0:
+                stalled += 1
+            else:
+                need -= 1
+            cur += 1
+        t = cur - 1  # the done cycle decodes the next header
+    return t, stalled
+
+
+@pytest.mark.parametrize("technology, temperature_c", [("sram", None), ("edram", 65.0)])
+def test_rtl_equals_golden_and_model(technology, temperature_c):
+    acc = _two_domain(technology, temperature_c)
+    prog = _program(acc)
+    compiled = acc.compile()
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 1 << 16, 64)
+    golden = compiled.golden(prog, {"x": x})
+    report = compiled.model(prog)
+    result = compiled.simulate(prog, {"x": x}, backend="pysim")
+    assert result.error_code == 0
+    for name in golden:
+        assert np.array_equal(result.buffers[name], golden[name]), name
+    # the golden run against plain numpy
+    y = np.zeros(32, dtype=np.int64)
+    y[0:8] = (x[4:12] + 3) % 65536
+    y[4:32] = (x[8:36] - 1) % 65536
+    x2 = x.copy()
+    x2[40:60] = (y[0:20] + 1) % 65536
+    assert np.array_equal(golden["y"], y) and np.array_equal(golden["x"], x2)
+
+    assert result.cycles == report.cycles
+    assert result.stats == report.stats
+    interval = compiled.refresh_interval_cycles("y")
+    if technology == "edram":
+        expected = MemoryModel(technology="edram", words=32, width=16,
+                               temperature_c=temperature_c).refresh_interval_cycles(500e6)
+        assert interval == expected and interval < 30  # hot: refreshes fall inside runs
+    dvfs = [s.stall_cycles + 1 for s in report.steps if s.kind == "dvfs"]
+    total, stalled = _enumerated_cycles(
+        [(4, 10, True), None, (4, 30, True), (4, 22, True), None, None], interval, dvfs)
+    assert (result.cycles, result.stats["stall_cycles"]) == (total, stalled)
+    if technology == "edram":
+        assert stalled > 0
+        assert result.stats["refreshes_y"] == total // interval
+    assert result.stats["busy_core"] == 10 + 30 + 22 + stalled  # busy: start+1 .. done
+
+
+def test_energy_components_sum_and_scale_with_voltage():
+    acc = _two_domain()
+    compiled = acc.compile()
+    prog = acc.program()
+    prog.run("inc", src_addr=0, dst_addr=0, n=16, c=1)
+    slow = acc.program()
+    slow.set_operating_point("core", "slow")
+    slow.run("inc", src_addr=0, dst_addr=0, n=16, c=1)
+    fast_report, slow_report = compiled.model(prog), compiled.model(slow)
+    for report in (fast_report, slow_report):
+        assert math.isclose(report.total_energy_j, math.fsum(report.energy_j.values()))
+        assert report.total_energy_j == pytest.approx(
+            sum(s.energy_j for s in report.steps) + sum(
+                v for k, v in report.energy_j.items() if k.startswith(("leakage", "refresh"))))
+    run_fast = fast_report.steps[0]
+    run_slow = slow_report.steps[1]
+    # dynamic energy of the same run scales as V**2 of the realised points
+    assert run_slow.energy_j / run_fast.energy_j == pytest.approx(
+        (run_slow.voltage_v / run_fast.voltage_v) ** 2)
+    # the unit's cycles take longer at the slower clock; its own cycle count does not change
+    assert run_slow.unit_cycles == run_fast.unit_cycles
+    assert run_slow.time_s > run_fast.time_s
