@@ -13,7 +13,7 @@ integer numpy code (the golden model) and once in Amaranth (bit-exact with it):
 
 exp
     ``e**d`` for ``d <= 0`` (``d = x - max(row)``): ``t = d * log2(e)`` in Q.15 (one
-    multiplication by ``LOG2E_Q15``, floored), ``2**t = 2**floor(t) * 2**frac(t)`` where
+    multiplication by ``LOG2E_Q20``, floored), ``2**t = 2**floor(t) * 2**frac(t)`` where
     ``2**frac`` is a 32-segment linear interpolation in :data:`EXP2_LUT` (Q.20) and
     ``2**floor(t)`` a right shift rounded to nearest. Result ``0..2**20`` (Q.20: the 20
     fractional bits keep the tail of small exponentials that the entropy needs; with 16 its
@@ -26,9 +26,9 @@ reciprocal, division
     A sequential restoring divider, one quotient bit per cycle (softmax: ``2**52 // sum`` once
     per row; entropy: one 22-bit quotient per row).
 rsqrt
-    ``1 / sqrt(v)``: normalise ``v = u * 2**62 / 4**j`` with ``u`` in ``[1/4, 1)``, a 48-entry
+    ``1 / sqrt(v)``: normalize ``v = u * 2**62 / 4**j`` with ``u`` in ``[1/4, 1)``, a 48-entry
     seed table :data:`RSQRT_LUT` (Q2.30, 1.5% worst case), then two Newton steps
-    ``y <- y * (3 - u * y**2) / 2`` (relative error about ``2**-21``).
+    ``y <- y * (3 - u * y**2) / 2`` (relative error below ``2**-22``).
 
 "Round" below means round half up, ``((v >> (k - 1)) + 1) >> 1`` for a shift by ``k``.
 
@@ -53,13 +53,13 @@ from ..checks import check_int, silence_unused
 from .interface import Operand, Unit, UnitContract
 
 __all__ = ["Softmax", "LayerNorm", "Entropy", "softmax_q610", "layernorm_q610",
-           "entropy_q610", "exp_q20", "ln_q16", "rsqrt_q30", "FRAC_BITS", "EXP_FRAC", "LOG2E_Q15",
-           "EXP2_LUT", "LN_LUT", "LN2_Q16", "RSQRT_LUT", "EPS"]
+           "entropy_q610", "exp_q20", "ln_q16", "rsqrt_q30", "FRAC_BITS", "EXP_FRAC",
+           "LOG2E_Q20", "EXP2_LUT", "LN_LUT", "LN2_Q16", "RSQRT_LUT", "EPS"]
 
 #: Fractional bits of a Q6.10 code.
 FRAC_BITS = 10
-#: ``log2(e)`` in Q1.15.
-LOG2E_Q15 = round(math.log2(math.e) * 2**15)
+#: ``log2(e)`` in Q1.20.
+LOG2E_Q20 = round(math.log2(math.e) * 2**20)
 #: Fractional bits of an exponential (and of the sums of exponentials).
 EXP_FRAC = 20
 #: ``2**(i / 32)`` in Q.20 for ``i = 0..32``: the exp interpolation table.
@@ -77,6 +77,7 @@ RSQRT_LUT = tuple(round(2**30 / math.sqrt((k + 0.5) / 64)) for k in range(16, 64
 EPS = 2.0**-20
 
 _QMIN, _QMAX = -(1 << 15), (1 << 15) - 1
+_MAX_N = (1 << 16) - 1
 # Cycles per row spent outside the passes: see each unit's ``cycles``.
 _SOFTMAX_RECIP_BITS = 33     # quotient bits of 2**52 // sum (sum >= 2**20, so < 2**33)
 _ENTROPY_QUOTIENT_BITS = 22  # E[max - x] < 2**6 in Q.16
@@ -107,7 +108,7 @@ def exp_q20(d: ArrayLike) -> np.ndarray:
     d = np.asarray(d, dtype=np.int64)
     if np.any(d > 0):
         raise ValueError("exp_q20 takes d <= 0")
-    t = (d * LOG2E_Q15) >> 10            # d * log2(e) in Q.15, floored: t <= 0
+    t = (d * LOG2E_Q20) >> 15            # d * log2(e) in Q.15, floored: t <= 0
     whole, frac = t >> 15, t & 0x7FFF    # t = whole + frac / 2**15
     mant = _interpolate(EXP2_LUT, frac)  # 2**(frac / 2**15) in Q.20, [2**20, 2**21)
     # 2**whole: a rounded right shift; past 22 bits every mantissa rounds to 0.
@@ -129,7 +130,7 @@ def rsqrt_q30(v: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """``1 / sqrt(v)`` for integers ``1 <= v < 2**62``, as ``(y, j)``:
     ``1 / sqrt(v) ~= y * 2**j / 2**61`` with ``y`` in Q2.30.
 
-    ``v`` is normalised to ``u = v * 4**j / 2**62`` in ``[1/4, 1)``; ``1 / sqrt(u)`` starts
+    ``v`` is normalized to ``u = v * 4**j / 2**62`` in ``[1/4, 1)``; ``1 / sqrt(u)`` starts
     from :data:`RSQRT_LUT` and takes two Newton steps.
     """
     v = np.asarray(v, dtype=np.int64)
@@ -139,20 +140,22 @@ def rsqrt_q30(v: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     u32 = (v << (2 * j)) >> 30                # u in Q0.32, [2**30, 2**32)
     y = np.asarray(RSQRT_LUT, dtype=np.int64)[(u32 >> 26) - 16]
     for _ in range(_NEWTON_STEPS):
-        # u * y**2 stays within 3% of 1, so every product is below 2**63.
+        # u * y**2 is within 3.1% of 1 (the seed's 1.53%), so every product is < 2**63.
         t = (u32 * ((y * y) >> 30)) >> 32     # u * y**2, Q.30
         y = (y * ((3 << 30) - t)) >> 31       # y * (3 - u * y**2) / 2, Q2.30
     return y, j
 
 
 def _codes(x: ArrayLike, name: str) -> np.ndarray:
-    """``x`` as an int64 array of Q6.10 codes with at least one axis of length >= 1."""
+    """``x`` as an int64 array of Q6.10 codes with a last axis of length 1..65535 (a unit's
+    ``n``; the golden integers are sized for it)."""
     a = np.asarray(x)
     if a.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integer Q6.10 codes, not dtype {a.dtype}")
     a = a.astype(np.int64)
-    if a.ndim == 0 or a.shape[-1] == 0:
-        raise ValueError(f"{name} must have a last axis of length >= 1, not shape {a.shape}")
+    if a.ndim == 0 or not 1 <= a.shape[-1] <= _MAX_N:
+        raise ValueError(f"{name} must have a last axis of length 1..{_MAX_N}, not shape "
+                         f"{a.shape}")
     if np.any(a < _QMIN) or np.any(a > _QMAX):
         raise ValueError(f"{name} must hold Q6.10 codes in {_QMIN}..{_QMAX}")
     return a
@@ -246,7 +249,7 @@ def _rtl_exp(m: Module, t15: Value) -> Signal:
 
 def _rtl_log2e(d: Value) -> Value:
     """``d * log2(e)`` in Q.15 (floored) for a signed Q.10 ``d``."""
-    return (d * Const(LOG2E_Q15, 16)) >> 10
+    return (d * Const(LOG2E_Q20, 21)) >> 15
 
 
 def _rtl_bit_length(m: Module, v: Value, name: str) -> Signal:
@@ -657,7 +660,7 @@ class LayerNorm(_RowUnit):
     ========  ==========  ==================================================
     stats     ``n + 1``   read, accumulate ``sum x`` and ``sum x**2``
     variance  1           ``v = n sum x**2 - (sum x)**2 + n**2``
-    normalise 1           leading one: ``v = u * 2**62 / 4**j``
+    normalize 1           leading one: ``v = u * 2**62 / 4**j``
     seed      1           ``1 / sqrt(u)`` from the 48-entry table
     newton    6           two steps of 3 multiplications
     output    ``n + 3``   read x, gamma, beta; ``n x - sum x``; scale; round;
