@@ -369,3 +369,39 @@ def test_busy_done_protocol_over_two_invocations(name):
     sim.run()
     one = [(0, 0)] + [(1, 0)] * (expected - 1) + [(1, 1)]
     assert trace == one + one + [(0, 0)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(UNITS))
+def test_largest_row_fills_the_accumulators(name):
+    # n = 65535, the largest the 16-bit arguments allow, with rows that push each unit's
+    # widest register to its bound: softmax's sum (every e = 2**20), entropy's spread (one
+    # element 1.0 above the rest), LayerNorm's variance (alternating -32 and +32: v ~ 2**62).
+    # About 12 s of pysim each.
+    n, size = 65535, 1 << 16
+    if name == "softmax":
+        x = np.full(n, 12345)
+    elif name == "entropy":
+        x = np.full(n, 100)
+        x[0] = 1124
+    else:
+        x = np.where(np.arange(n) % 2, 32767, -32768)
+    src = np.zeros(size, np.int64)
+    src[:n] = words(x)
+    buffers = {"src": src, "dst": np.zeros(size, np.int64)}
+    args = {"src_addr": 0, "dst_addr": 0, "rows": 1, "n": n}
+    if name == "layernorm":
+        buffers |= {"gamma": np.full(size, 1024), "beta": np.zeros(size, np.int64)}
+        args |= {"gamma_addr": 0, "beta_addr": 0}
+    unit = UNITS[name]()
+    want = golden_run(unit, buffers, args)
+    result = run_unit(unit, buffers, args)
+    np.testing.assert_array_equal(result.buffers["dst"], want["dst"])
+    assert result.cycles == unit.cycles(args)
+    got = signed(result.buffers["dst"])
+    if name == "entropy":     # nearly uniform: ln(65535) = 11.09 nats
+        assert abs(got[0] / 1024 - math.log(n)) < 2e-3
+    elif name == "layernorm":  # z = -1, +1, ... times gamma = 1.0
+        assert got[:4].tolist() == [-1024, 1024, -1024, 1024]
+    else:                      # 1024 / 65535 rounds to 0
+        assert not got[:n].any()

@@ -32,6 +32,14 @@ rsqrt
 
 "Round" below means round half up, ``((v >> (k - 1)) + 1) >> 1`` for a shift by ``k``.
 
+Accuracy of the golden (= RTL) results against float64 on the same Q6.10 inputs, worst case
+over rows of ``n`` in 1..1024 (incl. 384 and 768) with normal values of scale 0.1..30,
+whole-range uniform values and rows of +-32 extremes (tests/test_hw_accel_sfu.py): softmax
+0.51 LSB (``scipy.special.softmax``), LayerNorm 0.52 LSB (float64 with the same ``EPS``,
+then saturated), entropy 9.7e-4 nats (``-sum p ln p``); the output rounding alone is 0.5
+LSB (4.9e-4 nats). The exp is within ``6e-5`` relative + 0.5 code of ``e**d`` for every
+``d`` in ``-65535..0``; ln within 1.8e-4; rsqrt within ``2**-22`` relative.
+
 Energy per action (:attr:`Unit.ENERGY_PER_ACTION_J`) comes from Horowitz, "Computing's energy
 problem (and what we can do about it)", ISSCC 2014, 45 nm at 0.9 V, where the table has the
 operation; the rest is labelled "assumed" in ``ENERGY_SOURCES``. Port accesses
@@ -456,7 +464,7 @@ class Softmax(_RowUnit):
         recip = Signal(34)          # 2**52 // total, <= 2**32
         t15 = Signal(signed(24))
         e_r = Signal(EXP_FRAC + 1)
-        v1, v2, v3 = Signal(), Signal(), Signal()
+        v1, v2, v3 = Signal(name="v1"), Signal(name="v2"), Signal(name="v3")
         x = self.src.data.as_signed()
         issue = cnt < n
         m.d.comb += self.src.addr.eq(src_row + cnt)
@@ -586,7 +594,7 @@ class Entropy(_RowUnit):
         num = Signal(_ENTROPY_QUOTIENT_BITS)
         quot = Signal(_ENTROPY_QUOTIENT_BITS)
         ln_r = Signal(21)
-        v1, v2 = Signal(), Signal()
+        v1, v2 = Signal(name="v1"), Signal(name="v2")
         x = self.src.data.as_signed()
         issue = cnt < n
         m.d.comb += self.src.addr.eq(src_row + cnt)
@@ -717,7 +725,7 @@ class LayerNorm(_RowUnit):
         cnt = Signal(18)
         src_row = Signal(aw)
         dst_ptr = Signal(aw)
-        gamma_base, beta_base = Signal(aw), Signal(aw)
+        gamma_base, beta_base = Signal(aw, name="gamma_base"), Signal(aw, name="beta_base")
         s1 = Signal(signed(34))     # |sum x| < 2**31
         s2 = Signal(48)             # sum x**2 <= 2**46
         var = Signal(63)            # n**2 (var + EPS) 2**20 < 2**62
@@ -730,8 +738,8 @@ class LayerNorm(_RowUnit):
         second = Signal()
         d1 = Signal(signed(35))
         z2 = Signal(signed(32))
-        g1, g2, b1, b2 = (Signal(signed(16)) for _ in range(4))
-        v1, v2, v3 = Signal(), Signal(), Signal()
+        g1, g2, b1, b2 = (Signal(signed(16), name=name) for name in ("g1", "g2", "b1", "b2"))
+        v1, v2, v3 = Signal(name="v1"), Signal(name="v2"), Signal(name="v3")
         x = self.src.data.as_signed()
         issue = cnt < n
         m.d.comb += [self.src.addr.eq(src_row + cnt), self.gamma.addr.eq(gamma_base + cnt),
