@@ -53,7 +53,7 @@ def reference(op, a, b, shift, zw, rows=0, cols=0):
     elif op == "scale":
         r = half_up([x * b[0] for x in a], shift)
     elif op == "transpose":
-        r = list(np.array(a[:rows * cols]).reshape(rows, cols).T.ravel())
+        r = half_up(list(np.array(a[:rows * cols]).reshape(rows, cols).T.ravel()), shift)
     else:  # add_requant
         r = half_up([x + y for x, y in zip(a, b, strict=True)], shift)
     return clip(np.array(r, dtype=np.int64), zw)

@@ -17,7 +17,7 @@ op              ``z[i]`` (before saturation to ``z_width``)   uses ``shift``
 ``copy``        ``a[i]``                                      no
 ``requant``     ``rshift(a[i], shift)``                       yes
 ``scale``       ``rshift(a[i] * b[0], shift)``                yes
-``transpose``   ``z[c * rows + r] = a[r * cols + c]``         no
+``transpose``   ``z[c*rows + r] = rshift(a[r*cols + c], s)``  yes (a requantizing move)
 ``add_requant`` ``rshift(a[i] + b[i], shift)``                yes
 =============== ============================================= ===========================
 
@@ -59,7 +59,7 @@ VECTOR_OPS: Mapping[str, int] = {
 }
 _NAMES = {code: name for name, code in VECTOR_OPS.items()}
 #: Ops whose result is shifted right by the ``shift`` argument (with rounding).
-SHIFTED_OPS = frozenset({"mul", "requant", "scale", "add_requant"})
+SHIFTED_OPS = frozenset({"mul", "requant", "scale", "add_requant", "transpose"})
 #: Ops that read ``b`` element by element (``scale`` reads only ``b[0]``).
 BINARY_OPS = frozenset({"add", "sub", "mul", "max", "add_requant"})
 #: Largest ``shift`` argument (the latched shift amount is 6 bits wide).
@@ -275,7 +275,8 @@ class VectorUnit(Unit):
         is_shifted = Signal()
         m.d.comb += is_shifted.eq(
             (self.arg_op == code["mul"]) | (self.arg_op == code["requant"])
-            | (self.arg_op == code["scale"]) | (self.arg_op == code["add_requant"]))
+            | (self.arg_op == code["scale"]) | (self.arg_op == code["add_requant"])
+            | (self.arg_op == code["transpose"]))
         is_transpose_arg = self.arg_op == code["transpose"]
         start_count = Mux(is_transpose_arg, self.arg_rows * self.arg_cols, self.arg_n)
 
