@@ -13,7 +13,7 @@ from .accel_units import AddConst
 
 def _acc() -> Accelerator:
     acc = Accelerator(name="tiny")
-    acc.domain("core", operating_points={"fast": (0.9, 500e6), "slow": (0.7, 200e6)})
+    acc.domain("core", operating_points={"fast": (0.8, 500e6), "slow": (0.6, 200e6)})
     acc.buffer("x", words=64, width=16, domain="core")
     acc.buffer("y", words=32, width=16, domain="core")
     acc.unit("inc", AddConst, bind={"src": "x", "dst": "y"}, domain="core")
@@ -115,3 +115,21 @@ def test_two_operands_of_one_unit_on_a_single_ported_buffer():
     assert {(p.direction, p.users) for p in plans} == {
         ("read", (("inc", "src"), ("inc2", "src"))),
         ("write", (("inc", "dst"), ("inc2", "dst")))}
+
+
+def test_operating_points_are_checked_against_the_vf_curve_and_regulators():
+    acc = Accelerator(name="dv")
+    acc.domain("core", operating_points={"turbo": (0.6, 900e6)})
+    acc.buffer("x", words=64, width=16, domain="core")
+    acc.unit("inc", AddConst, bind={"src": "x", "dst": "x"}, domain="core")
+    with pytest.raises(DSLError, match=r"domain 'core', operating point 'turbo': .*overclocked"
+                                       r".*900 MHz exceeds f_max = 686\.\d+ MHz at 0\.6 V"):
+        acc.compile()
+    table = Accelerator(name="dv2")
+    table.domain("core", operating_points={"p": (0.6, 500e6)},
+                 vf_table=((0.5, 300e6), (0.7, 600e6)))
+    table.buffer("x", words=64, width=16, domain="core")
+    table.unit("inc", AddConst, bind={"src": "x", "dst": "x"}, domain="core")
+    # the table allows 450 MHz at 0.6 V (linear between its points)
+    with pytest.raises(DSLError, match="500 MHz exceeds f_max = 450 MHz at 0.6 V"):
+        table.compile()

@@ -34,7 +34,17 @@ from ...dsl.accel import (
 )
 from ...errors import ConfigError, DSLError
 from ...hw.accel.interface import Operand, Unit
-from ...hw.models.dvfs import ADPLLModel, LDOModel, default_adpll, default_ldo
+from ...hw.checks import silence_unused
+from ...hw.models.dvfs import (
+    ADPLLModel,
+    DVFSModel,
+    LDOModel,
+    OperatingPoint,
+    VFCurve,
+    default_adpll,
+    default_ldo,
+    default_vf_curve,
+)
 from ...hw.models.memtech import MemoryModel
 
 if TYPE_CHECKING:
@@ -88,6 +98,12 @@ def _instantiate(spec: UnitSpec, addr_width: int) -> Unit:
         raise spec.where.error(f"unit {spec.name!r}: its factory returned {unit!r}, not an "
                                "archsim.hw.accel.interface.Unit")
     return unit
+
+
+def unit_address_width(description: Accelerator, spec: UnitSpec) -> int:
+    """The element-address width a unit is built with: that of its largest bound buffer."""
+    return max((address_bits(description.buffers[b].words) for b in spec.bind.values()),
+               default=1)
 
 
 @dataclass(frozen=True)
@@ -144,6 +160,11 @@ class CompiledAccelerator:
     def buffers(self) -> dict[str, BufferSpec]:
         """The buffers, in declaration order (bus region ``2 + i`` is buffer ``i``)."""
         return self.description.buffers
+
+    def fresh_units(self) -> dict[str, Unit]:
+        """New instances of the units, for one top level to elaborate."""
+        return {name: _instantiate(spec, unit_address_width(self.description, spec))
+                for name, spec in self.description.units.items()}
 
     def unit_index(self, name: str) -> int:
         """The index the program encodes unit ``name`` by."""
@@ -380,14 +401,38 @@ def _plan_ports(desc: Accelerator, units: dict[str, Unit]) -> list[PortPlan]:
             for (b, d, i), users in plans.items()]
 
 
+def _check_domains(description: Accelerator, ldo: LDOModel, adpll: ADPLLModel) -> None:
+    """Every operating point of a regulated domain must lie under its V-f curve (its
+    ``vf_table``, else the default curve of :mod:`archsim.hw.models.dvfs`) and be realisable
+    by the LDO and the ADPLL."""
+    for dom in description.domains.values():
+        if not dom.regulated:
+            continue
+        try:
+            curve = (VFCurve.table(dom.vf_table) if dom.vf_table is not None
+                     else default_vf_curve())
+        except ConfigError as exc:
+            raise dom.where.error(f"domain {dom.name!r}: vf_table: {exc.reason}") from None
+        model = DVFSModel(ldo=ldo, adpll=adpll, curve=curve)
+        for point, (v, f) in dom.operating_points.items():
+            try:
+                model.realize(OperatingPoint(voltage_v=v, frequency_hz=f))
+            except ConfigError as exc:
+                raise dom.where.error(f"domain {dom.name!r}, operating point {point!r}: "
+                                      f"{exc}") from None
+
+
 def compile_accelerator(description: Accelerator) -> CompiledAccelerator:
     """Instantiate and check every unit of ``description`` (see :class:`CompiledAccelerator`)."""
     if not description.units:
         raise description.where.error(f"accelerator {description.name!r} has no units")
+    _check_domains(description, default_ldo(), default_adpll())
     units: dict[str, Unit] = {}
     for name, spec in description.units.items():
-        widths = [address_bits(description.buffers[b].words) for b in spec.bind.values()]
-        unit = _instantiate(spec, max(widths, default=1))
+        unit = _instantiate(spec, unit_address_width(description, spec))
+        # These instances answer for the contract, the golden and the model views; each
+        # top level elaborates fresh ones (CompiledAccelerator.fresh_units).
+        silence_unused(unit)
         _operand_buffer(spec, unit, description)
         units[name] = unit
     return CompiledAccelerator(description, units, _plan_ports(description, units))

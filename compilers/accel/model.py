@@ -32,18 +32,19 @@ sequencer's and the bus's own energy, and clock-tree power.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ...dsl.accel import MAIN_DOMAIN, Program, Run
+from ...dsl.accel import Program, Run
 from ...hw.accel.controller import Sequencer
 from ...hw.models.dvfs import DVFSModel, OperatingPoint, dynamic_energy_scale
 
 if TYPE_CHECKING:
     from .compiled import CompiledAccelerator
 
-__all__ = ["StepReport", "ProgramReport", "model_program", "REFERENCE_VOLTAGE_V"]
+__all__ = ["StepReport", "ProgramReport", "model_program", "REFERENCE_VOLTAGE_V",
+           "PointResult", "sweep_operating_points"]
 
 #: The supply the units' energy per action is given at (Horowitz, ISSCC 2014, 45 nm).
 REFERENCE_VOLTAGE_V = 0.9
@@ -179,7 +180,6 @@ def model_program(compiled: CompiledAccelerator, program: Program) -> ProgramRep
     checked = compiled.check_program(program)
     dvfs = DVFSModel(ldo=compiled.ldo, adpll=compiled.adpll)
     f_main = compiled.controller_clock_hz
-    main_v = desc.domains[MAIN_DOMAIN].operating_points["nominal"][0]
 
     # Each domain's point now: (declared point, realised point).
     current: dict[str, tuple[OperatingPoint, OperatingPoint]] = {}
@@ -196,8 +196,6 @@ def model_program(compiled: CompiledAccelerator, program: Program) -> ProgramRep
         energy[f"access:{b}"] = 0.0
     energy["dvfs"] = 0.0
     stats = dict.fromkeys(compiled.stat_names(), 0)
-    buffer_time_s = dict.fromkeys(compiled.buffers, 0.0)  # unused; leakage uses the total
-    del buffer_time_s
     leakage_v_time: dict[str, float] = dict.fromkeys(compiled.buffers, 0.0)  # sum of V * dt
 
     steps: list[StepReport] = []
@@ -251,7 +249,6 @@ def model_program(compiled: CompiledAccelerator, program: Program) -> ProgramRep
         model = compiled.memory_model(b)
         # Leakage scales with V to first order (dvfs.leakage_power_scale): integrate V dt.
         energy[f"leakage:{b}"] = model.leakage_power_w(1.0) * leakage_v_time[b]
-    del main_v
     return ProgramReport(
         steps=tuple(steps), cycles=total_cycles, stats=stats, time_s=time_s, energy_j=energy,
         assumptions=(
@@ -291,3 +288,54 @@ def _unit_energy(compiled: CompiledAccelerator, unit_name: str, args: dict[str, 
         energy[f"access:{b}"] += e
         total += e
     return total
+
+
+@dataclass(frozen=True)
+class PointResult:
+    """One operating point of :func:`sweep_operating_points`."""
+
+    point: str
+    voltage_v: float
+    frequency_hz: float
+    report: ProgramReport
+
+    @property
+    def time_s(self) -> float:
+        """The program's time at this point (the change to it included)."""
+        return self.report.time_s
+
+    @property
+    def energy_j(self) -> float:
+        """The program's total energy at this point (the change to it included)."""
+        return self.report.total_energy_j
+
+    def row(self) -> dict[str, object]:
+        """A table row: point, V, f, cycles, time, energy and power."""
+        return {"point": self.point, "voltage_v": self.voltage_v,
+                "frequency_hz": self.frequency_hz, "cycles": self.report.cycles,
+                "time_s": self.time_s, "energy_j": self.energy_j,
+                "power_w": self.report.average_power_w}
+
+
+def sweep_operating_points(compiled: CompiledAccelerator, domain: str,
+                           body: Callable[[Program], object]) -> list[PointResult]:
+    """Model a program at each operating point of ``domain``: energy against latency.
+
+    For every point, a program that first moves ``domain`` to it and then runs ``body``
+    (a function appending steps to the program it is given) is modelled.
+    """
+    desc = compiled.description
+    if domain not in desc.domains or not desc.domains[domain].regulated:
+        regulated = [d for d, s in desc.domains.items() if s.regulated]
+        raise desc.where.error(f"accelerator {desc.name!r} has no regulated domain "
+                               f"{domain!r}; regulated domains: {regulated}")
+    out = []
+    for point in desc.domains[domain].operating_points:
+        program = desc.program()
+        program.set_operating_point(domain, point)
+        body(program)
+        report = model_program(compiled, program)
+        run = next((s for s in report.steps if s.kind == "run" and s.domain == domain),
+                   report.steps[0])
+        out.append(PointResult(point, run.voltage_v, run.frequency_hz, report))
+    return out

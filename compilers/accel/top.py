@@ -46,7 +46,8 @@ from ...hw.accel.memory import BufferMemory
 from ...hw.models.dvfs import OperatingPoint
 
 if TYPE_CHECKING:
-    from .compiled import CompiledAccelerator
+    from ...hw.accel.interface import Unit
+    from .compiled import CompiledAccelerator, PortPlan
 
 __all__ = ["AcceleratorTop"]
 
@@ -69,7 +70,8 @@ class AcceleratorTop(wiring.Component):
         m = Module()
         c = self.compiled
         desc = c.description
-        unit_items = list(c.units.items())
+        units = c.fresh_units()
+        unit_items = list(units.items())
         unit_args = [len(u.contract.all_args) for _, u in unit_items]
         domains = list(desc.domains.values())
 
@@ -158,7 +160,7 @@ class AcceleratorTop(wiring.Component):
 
         for plan in c.ports:
             mem = buffers[plan.buffer]
-            self._drive_port(m, plan, getattr(mem, f"{plan.direction}_{plan.index}"), c,
+            self._drive_port(m, plan, getattr(mem, f"{plan.direction}_{plan.index}"), units,
                              busy_of, enables)
 
         # Statistics for the CSRs (the model predicts each; the tests compare).
@@ -179,10 +181,10 @@ class AcceleratorTop(wiring.Component):
         return m
 
     @staticmethod
-    def _drive_port(m: Module, plan: Any, port: Any, c: CompiledAccelerator,
+    def _drive_port(m: Module, plan: PortPlan, port: Any, units: dict[str, Unit],
                     busy_of: dict[str, Value], enables: dict[str, Signal]) -> None:
         """Drive one buffer port from the busy unit among its users (one runs at a time)."""
-        users = [(getattr(c.units[u], o), busy_of[u] & enables[u]) for u, o in plan.users]
+        users = [(getattr(units[u], o), busy_of[u] & enables[u]) for u, o in plan.users]
         if plan.direction == "read":
             for uport, _ in users:
                 m.d.comb += uport.data.eq(port.data)
