@@ -46,7 +46,7 @@ def test_bad_kind_names_file_field_and_allowed(tmp_path):
     e = exc.value
     assert e.file == str(p)
     assert e.field == "accelerators[0].kind"
-    assert sorted(e.allowed) == ["dsl", "model", "smv", "systolic"]
+    assert sorted(e.allowed) == ["accelerator", "dsl", "model", "smv", "systolic"]
     assert str(p) in str(e) and "accelerators[0].kind" in str(e) and "'systolic'" in str(e)
 
 
@@ -163,4 +163,4 @@ def test_missing_field_of_a_kind(tmp_path):
     with pytest.raises(ConfigError) as exc:
         load_soc_config(p)
     assert exc.value.field == "accelerators[0].kind"
-    assert sorted(exc.value.allowed) == ["dsl", "model", "smv", "systolic"]
+    assert sorted(exc.value.allowed) == ["accelerator", "dsl", "model", "smv", "systolic"]

@@ -31,8 +31,10 @@ import numpy as np
 
 from ..accel import MAIN_DOMAIN, Accelerator, Program
 
-__all__ = ["small_npu", "transformer_layer", "transformer_inputs", "reference_layer",
-           "LayerLayout", "DVFS_POINTS", "read_output"]
+__all__ = ["small_npu", "dvfs_npu", "transformer_layer", "transformer_inputs",
+           "reference_layer", "LayerLayout", "DVFS_POINTS", "read_output", "gemm_tile_program",
+           "soc_npu",
+           "layer_program", "layer_inputs"]
 
 #: Operating points of the ``core`` domain of the DVFS NPU: ``(voltage_v, frequency_hz)``,
 #: on the default V-f curve of :mod:`archsim.hw.models.dvfs` (f_max 486 / 686 / 855 /
@@ -45,19 +47,21 @@ DVFS_POINTS: dict[str, tuple[float, float]] = {
 _OP = {"relu": 4, "copy": 5, "requant": 6, "transpose": 8}
 
 
-def small_npu(*, rows: int = 4, cols: int = 4, dvfs: bool = False,
-              name: str = "npu") -> Accelerator:
-    """The NPU description (module docstring); ``rows x cols`` MACs."""
+def small_npu(*, rows: int = 4, cols: int = 4, dvfs: bool = False, name: str = "npu",
+              words: tuple[int, int, int, int] = (1024, 2304, 1344, 608)) -> Accelerator:
+    """The NPU description (module docstring); ``rows x cols`` MACs and ``words`` elements in
+    its ``act``, ``wgt``, ``acc`` and ``vec`` buffers (the default holds the example layer)."""
+    act_words, wgt_words, acc_words, vec_words = words
     npu = Accelerator(name=name)
     domain = MAIN_DOMAIN
     if dvfs:
         domain = "core"
         npu.domain(domain, operating_points=DVFS_POINTS)
-    npu.buffer("act", words=1024, width=8, banks=rows, domain=domain)
-    npu.buffer("wgt", words=2304, width=8, banks=cols, domain=domain)
-    npu.buffer("acc", words=1344, width=32, banks=cols, read_ports=3, write_ports=2,
+    npu.buffer("act", words=act_words, width=8, banks=rows, domain=domain)
+    npu.buffer("wgt", words=wgt_words, width=8, banks=cols, domain=domain)
+    npu.buffer("acc", words=acc_words, width=32, banks=cols, read_ports=3, write_ports=2,
                domain=domain)
-    npu.buffer("vec", words=608, width=16, read_ports=3, domain=domain)
+    npu.buffer("vec", words=vec_words, width=16, read_ports=3, domain=domain)
     npu.unit("gemm", "gemm", rows=rows, cols=cols, domain=domain,
              bind={"a": "act", "b": "wgt", "c": "acc", "c_in": "acc"})
     vector = {"to_act": ("acc", "act", 32, 8), "to_wgt": ("acc", "wgt", 32, 8),
@@ -222,3 +226,35 @@ def reference_layer(floats: dict[str, np.ndarray], *, eps: float = 2.0 ** -20) -
     y = layernorm(p @ v @ floats["wo"] + x)
     h = np.maximum(y @ floats["w1"], 0)
     return layernorm(h @ floats["w2"] + y)
+
+
+def gemm_tile_program(npu: Accelerator, *, m: int, k: int, n: int) -> Program:
+    """One int8 GEMM tile with its output requantized to int8, as an SoC runs it: ``a``
+    (``k x m``, transposed) at ``act[0]``, ``w`` (``k x n``) at ``wgt[0]``, the int32 result
+    in ``acc[0]`` and its int8 copy (``>> 7``) at ``act[k * m]``."""
+    prog = npu.program()
+    prog.run("gemm", a_addr=0, b_addr=0, c_addr=0, c_in_addr=0, m=m, k=k, n=n, accumulate=0)
+    prog.run("to_act", a_addr=0, b_addr=0, z_addr=k * m, op=_OP["requant"], n=m * n, shift=7,
+             rows=0, cols=0)
+    return prog
+
+
+def soc_npu() -> Accelerator:
+    """An 8 x 8 NPU with 32K-element buffers, large enough for an SoC's convolution tiles."""
+    return small_npu(rows=8, cols=8, name="npu8", words=(32768, 32768, 32768, 1024))
+
+
+def dvfs_npu() -> Accelerator:
+    """:func:`small_npu` with its datapath in the regulated ``core`` domain."""
+    return small_npu(dvfs=True, name="npu_dvfs")
+
+
+def layer_program(npu: Accelerator) -> Program:
+    """:func:`transformer_layer`'s program alone (for ``archsim accel --program``)."""
+    return transformer_layer(npu)[0]
+
+
+def layer_inputs(npu: Accelerator, *, seed: int = 0) -> dict[str, np.ndarray]:
+    """:func:`transformer_inputs`'s buffer words alone (for ``archsim accel --inputs``)."""
+    del npu
+    return transformer_inputs(_layout(8, 16, 32), seed=seed)[0]

@@ -56,6 +56,7 @@ from ...loading import load_object
 from .config import (
     AcceleratorConfig,
     CPUConfig,
+    DescribedAcceleratorConfig,
     DSLAcceleratorConfig,
     EnergyConfig,
     ModelAcceleratorConfig,
@@ -65,11 +66,12 @@ from .config import (
 from .tiling import ScratchpadTiler
 
 if TYPE_CHECKING:  # the compiler is loaded lazily, when a dsl accelerator needs it
+    from ...compilers.accel.model import ProgramReport
     from ...compilers.hls.design import Design
 
 __all__ = ["AcceleratorModel", "SystolicModel", "SMVModel", "CallableModel", "DSLModel",
-           "DesignTile", "make_accelerator_model", "make_cpu_model", "load_design",
-           "gemm_tile_shape"]
+           "DesignTile", "AcceleratorTile", "load_accelerator_tile", "make_accelerator_model",
+           "make_cpu_model", "load_design", "gemm_tile_shape"]
 
 #: Every accelerator model the SoC builds (the common base of the hw models).
 AcceleratorModel = TileModel
@@ -184,6 +186,79 @@ def _load_callable(target: str) -> GemmCycles:
     return fn
 
 
+@dataclass(frozen=True, eq=False)
+class AcceleratorTile:
+    """An accelerator description's GEMM-tile program as a
+    :class:`~archsim.hw.models.CompiledTile`: the cycles and energy its model view gives for
+    one tile at the run's operating points; its clock is the program's cycles over its time
+    (its domains may run at different clocks)."""
+
+    report: ProgramReport
+
+    @property
+    def invocation_cycles(self) -> int:
+        return self.report.cycles
+
+    @property
+    def invocation_energy_j(self) -> float:
+        return self.report.total_energy_j
+
+    @property
+    def frequency_hz(self) -> float:
+        return self.report.cycles / self.report.time_s
+
+
+def load_accelerator_tile(config: DescribedAcceleratorConfig) -> AcceleratorTile:
+    """The model of an ``accelerator`` config's tile program, built once per process for each
+    (description, tile program, tile, operating points).
+
+    Raises
+    ------
+    ConfigError
+        The description or the tile program cannot be loaded, or does not build a program
+        for the tile (naming the field); a description error (a DSLError) is re-raised as is.
+    """
+    return _load_accelerator_tile(config.description, config.tile_program, config.tile,
+                                  tuple(sorted(config.operating_points.items())))
+
+
+@lru_cache(maxsize=32)
+def _load_accelerator_tile(description: str, tile_program: str, tile: tuple[int, int, int],
+                           points: tuple[tuple[str, str], ...]) -> AcceleratorTile:
+    from ...dsl.accel import Accelerator, Program
+
+    obj = load_object(description, field="accelerators.description", what="accelerator")
+    acc = obj
+    if callable(obj) and not isinstance(obj, Accelerator):
+        try:
+            acc = obj()
+        except TypeError as exc:  # a function of some other signature
+            raise ConfigError(f"'{description}' is not a factory of an accelerator "
+                              f"(called with no arguments: {exc})",
+                              field="accelerators.description") from None
+    if not isinstance(acc, Accelerator):
+        raise ConfigError(f"'{description}' is not an archsim.dsl.accel.Accelerator nor a "
+                          "factory of one", field="accelerators.description")
+    make = load_object(tile_program, field="accelerators.tile_program", what="tile program")
+    if not callable(make):
+        raise ConfigError(f"tile program '{tile_program}' is not callable",
+                          field="accelerators.tile_program")
+    program = acc.program()
+    for domain, point in points:
+        if domain not in acc.domains:
+            raise ConfigError(f"accelerator '{acc.name}' has no domain '{domain}'",
+                              field="accelerators.operating_points", allowed=list(acc.domains))
+        program.set_operating_point(domain, point)
+    m, k, n = tile
+    built = make(acc, m=m, k=k, n=n)
+    body = built[0] if isinstance(built, tuple) else built
+    if not isinstance(body, Program):
+        raise ConfigError(f"tile program '{tile_program}' returned {type(body).__name__}, not a "
+                          "Program", field="accelerators.tile_program")
+    program.steps.extend(body.steps)
+    return AcceleratorTile(acc.compile().model(program))
+
+
 def make_accelerator_model(config: AcceleratorConfig,
                            energy: EnergyConfig | None = None) -> TileModel:
     """The execution model of ``config`` (energies from ``energy``, default Horowitz), named
@@ -218,8 +293,13 @@ def make_accelerator_model(config: AcceleratorConfig,
         return DSLModel(design=DesignTile(design), tile=gemm_tile_shape(design.kernel),
                         name=name, vector_lanes=lanes, pipeline_cycles=fill, mac_pj=mac_pj,
                         vector_op_pj=vec_pj, tiler=tiler)
+    if isinstance(config, DescribedAcceleratorConfig):
+        return DSLModel(design=load_accelerator_tile(config), tile=config.tile, name=name,
+                        vector_lanes=lanes, pipeline_cycles=fill, mac_pj=mac_pj,
+                        vector_op_pj=vec_pj, tiler=tiler)
     raise ConfigError(f"accelerator '{config.label}' has kind '{config.kind}' no model runs",
-                      field="accelerators.kind", allowed=["systolic", "smv", "model", "dsl"])
+                      field="accelerators.kind",
+                      allowed=["systolic", "smv", "model", "dsl", "accelerator"])
 
 
 def make_cpu_model(config: CPUConfig) -> CPUModel:

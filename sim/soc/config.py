@@ -33,13 +33,14 @@ from ...hw.models.energy import HOROWITZ_45NM
 __all__ = [
     "ACCELERATOR_KINDS", "AREA_SOURCES", "HOST_MEMORY_POLICIES", "SocHeader", "CPUConfig",
     "ScratchpadConfig", "AcceleratorConfig", "SystolicAcceleratorConfig", "SMVAcceleratorConfig",
-    "ModelAcceleratorConfig", "DSLAcceleratorConfig", "AnyAcceleratorConfig",
+    "ModelAcceleratorConfig", "DSLAcceleratorConfig", "DescribedAcceleratorConfig",
+    "AnyAcceleratorConfig",
     "ACCELERATOR_CONFIGS", "parse_accelerator", "DRAMConfig", "LLCConfig", "InterconnectConfig", "HostMemoryConfig",
     "EnergyConfig", "SoCConfig", "load_soc_config",
 ]
 
 #: Accelerator kinds the simulator executes.
-ACCELERATOR_KINDS: tuple[str, ...] = ("systolic", "smv", "model", "dsl")
+ACCELERATOR_KINDS: tuple[str, ...] = ("systolic", "smv", "model", "dsl", "accelerator")
 #: Where an accelerator's area comes from (see :class:`AcceleratorConfig`).
 AREA_SOURCES: tuple[str, ...] = ("config", "model", "synthesis")
 #: Host-memory policies per tensor class (SMAUG's DMA and ACP).
@@ -279,15 +280,52 @@ class DSLAcceleratorConfig(AcceleratorConfig):
         return value
 
 
+class DescribedAcceleratorConfig(AcceleratorConfig):
+    """``kind = "accelerator"``: an accelerator written with the accelerator DSL
+    (:mod:`archsim.dsl.accel`), through its model view (:class:`AcceleratorConfig`).
+
+    ``description = "package.module:name"`` names an
+    :class:`~archsim.dsl.accel.Accelerator` or a factory returning one;
+    ``tile_program = "package.module:name"`` a function ``f(accelerator, *, m, k, n)``
+    returning the :class:`~archsim.dsl.accel.Program` of one ``[m, k] x [k, n]`` GEMM tile
+    (or a tuple whose first item is that program) for ``tile = [m, k, n]``;
+    ``operating_points = { domain = "point" }`` picks the run's DVFS setting (each domain at
+    its first point otherwise). Its buffers are the scratchpads the SoC tiles operators into;
+    its cycles, time and energy per tile come from its model
+    (:mod:`archsim.compilers.accel.model`).
+    """
+
+    kind: Literal["accelerator"] = "accelerator"
+    description: str
+    tile_program: str
+    tile: tuple[int, int, int]
+    operating_points: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("description", "tile_program")
+    @classmethod
+    def _import_path(cls, value: str) -> str:
+        if ":" not in value:
+            raise ValueError("must name an object as \"package.module:name\"")
+        return value
+
+    @field_validator("tile")
+    @classmethod
+    def _positive_tile(cls, value: tuple[int, int, int]) -> tuple[int, int, int]:
+        if min(value) < 1:
+            raise ValueError(f"tile must be three positive ints [m, k, n], not {list(value)}")
+        return value
+
+
 #: The accelerator kinds, by their ``kind`` tag.
 ACCELERATOR_CONFIGS: dict[str, type[AcceleratorConfig]] = {
     "systolic": SystolicAcceleratorConfig, "smv": SMVAcceleratorConfig,
     "model": ModelAcceleratorConfig, "dsl": DSLAcceleratorConfig,
+    "accelerator": DescribedAcceleratorConfig,
 }
 #: One accelerator of any kind: a pydantic discriminated union on ``kind``.
 AnyAcceleratorConfig = Annotated[
     SystolicAcceleratorConfig | SMVAcceleratorConfig | ModelAcceleratorConfig
-    | DSLAcceleratorConfig,
+    | DSLAcceleratorConfig | DescribedAcceleratorConfig,
     Field(discriminator="kind"),
 ]
 _ACCELERATOR_ADAPTER: TypeAdapter[AcceleratorConfig] = TypeAdapter(AnyAcceleratorConfig)
