@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -258,7 +258,7 @@ class Program:
     def __len__(self) -> int:
         return len(self.steps)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Instruction]:
         return iter(self.steps)
 
 

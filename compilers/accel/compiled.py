@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from amaranth.lib import wiring
 
     from ...sim.rtl.accel_run import AcceleratorRunResult
+    from .area import AreaReport
     from .model import ProgramReport
 
 __all__ = ["CompiledAccelerator", "compile_accelerator", "PortPlan", "address_bits"]
@@ -88,7 +89,7 @@ def _instantiate(spec: UnitSpec, addr_width: int) -> Unit:
         elif hasattr(source, "synthesize"):
             from .kernel_unit import KernelUnit
 
-            design = source.synthesize(**spec.params)  # type: ignore[attr-defined]
+            design = source.synthesize(**spec.params)
             unit = KernelUnit(design, addr_width=addr_width)
         else:
             unit = source(addr_width=addr_width, **spec.params)  # type: ignore[operator]
@@ -326,6 +327,12 @@ class CompiledAccelerator:
         from ...hw.verilog import to_verilog
 
         return to_verilog(self.top(), name=self.name)
+
+    def area(self, *, node: str = "nangate45") -> AreaReport:
+        """Logic area from synthesis plus memory macros (:mod:`archsim.compilers.accel.area`)."""
+        from .area import accelerator_area
+
+        return accelerator_area(self, node=node)
 
     def model(self, program: Program) -> ProgramReport:
         """Cycles, time and energy of ``program`` (:mod:`archsim.compilers.accel.model`)."""

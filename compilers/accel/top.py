@@ -84,12 +84,12 @@ class AcceleratorTop(wiring.Component):
         m.submodules.csr = csr
 
         buffers: dict[str, BufferMemory] = {}
-        for name, spec in c.buffers.items():
+        for name, buf_spec in c.buffers.items():
             plans = [p for p in c.ports if p.buffer == name]
             reads = [p for p in plans if p.direction == "read"]
             writes = [p for p in plans if p.direction == "write"]
             lanes = {f"{p.direction}_{p.index}": p.lanes for p in plans}
-            mem = BufferMemory(words=spec.words, width=spec.width, banks=spec.banks,
+            mem = BufferMemory(words=buf_spec.words, width=buf_spec.width, banks=buf_spec.banks,
                                read_ports=len(reads), write_ports=len(writes),
                                port_lanes=lanes,
                                refresh_interval_cycles=c.refresh_interval_cycles(name))

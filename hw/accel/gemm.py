@@ -55,7 +55,6 @@ is assumed (not rescaled). The port accesses (``read:a``, ``read:b``, ``read:c_i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
 
 import numpy as np
 from amaranth.hdl import Cat, Module, Mux, Signal, Value
@@ -103,10 +102,10 @@ class GemmUnit(Unit):
         A parameter that is not a positive int (``addr_width``: not in 1..32).
     """
 
-    ENERGY_PER_ACTION_J: ClassVar[Mapping[str, float]] = {
+    ENERGY_PER_ACTION_J: Mapping[str, float] = {
         "mac": MAC_MULT_ENERGY_J + MAC_ADD_ENERGY_J,
     }
-    ENERGY_SOURCES: ClassVar[Mapping[str, str]] = {
+    ENERGY_SOURCES: Mapping[str, str] = {
         "mac": "M. Horowitz, 'Computing's energy problem (and what we can do about it)', "
                "ISSCC 2014, Fig. 1.1.9, 45 nm: 8-bit int multiply 0.2 pJ + 32-bit int add "
                "0.1 pJ (for other widths the same figure is assumed)",

@@ -424,9 +424,9 @@ class Softmax(_RowUnit):
     """
 
     KIND = "softmax"
-    ENERGY_PER_ACTION_J: ClassVar[Mapping[str, float]] = {
+    ENERGY_PER_ACTION_J: Mapping[str, float] = {
         k: _ENERGY[k] for k in ("exp", "add", "add32", "mul32", "div_step")}
-    ENERGY_SOURCES: ClassVar[Mapping[str, str]] = {k: _SOURCES[k] for k in ENERGY_PER_ACTION_J}
+    ENERGY_SOURCES: Mapping[str, str] = {k: _SOURCES[k] for k in ENERGY_PER_ACTION_J}
 
     def _spans(self, a: Mapping[str, int]) -> dict[str, int]:
         return {"src": a["rows"] * a["n"], "dst": a["rows"] * a["n"]}
@@ -549,9 +549,9 @@ class Entropy(_RowUnit):
     """
 
     KIND = "entropy"
-    ENERGY_PER_ACTION_J: ClassVar[Mapping[str, float]] = {
+    ENERGY_PER_ACTION_J: Mapping[str, float] = {
         k: _ENERGY[k] for k in ("exp", "add", "add32", "mul", "lut", "div_step")}
-    ENERGY_SOURCES: ClassVar[Mapping[str, str]] = {k: _SOURCES[k] for k in ENERGY_PER_ACTION_J}
+    ENERGY_SOURCES: Mapping[str, str] = {k: _SOURCES[k] for k in ENERGY_PER_ACTION_J}
 
     def _spans(self, a: Mapping[str, int]) -> dict[str, int]:
         return {"src": a["rows"] * a["n"], "dst": a["rows"]}
@@ -685,9 +685,9 @@ class LayerNorm(_RowUnit):
 
     KIND = "layernorm"
     READS = ("src", "gamma", "beta")
-    ENERGY_PER_ACTION_J: ClassVar[Mapping[str, float]] = {
+    ENERGY_PER_ACTION_J: Mapping[str, float] = {
         k: _ENERGY[k] for k in ("add32", "mul", "mul32", "lut")}
-    ENERGY_SOURCES: ClassVar[Mapping[str, str]] = {k: _SOURCES[k] for k in ENERGY_PER_ACTION_J}
+    ENERGY_SOURCES: Mapping[str, str] = {k: _SOURCES[k] for k in ENERGY_PER_ACTION_J}
 
     def _spans(self, a: Mapping[str, int]) -> dict[str, int]:
         size = a["rows"] * a["n"]

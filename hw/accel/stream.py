@@ -335,12 +335,12 @@ class StreamPipeline(Unit):
     one write and one read of a small FIFO per element per FIFO.
     """
 
-    ENERGY_PER_ACTION_J: ClassVar[Mapping[str, float]] = {
+    ENERGY_PER_ACTION_J: Mapping[str, float] = {
         "mul": op_cost("mul", 16).energy_j,
         "alu": op_cost("add", 16).energy_j,
         "fifo": sram_read_energy_j(16, 4) + sram_write_energy_j(16, 4),
     }
-    ENERGY_SOURCES: ClassVar[Mapping[str, str]] = {
+    ENERGY_SOURCES: Mapping[str, str] = {
         "mul": "M. Horowitz, ISSCC 2014, 45 nm: 8-bit multiply 0.2 pJ, 32-bit 3.1 pJ; 16 bits "
                "by the power law through both (archsim.hw.hls_ops)",
         "alu": "M. Horowitz, ISSCC 2014, 45 nm: 8-bit add 0.03 pJ, 32-bit 0.1 pJ; 16 bits "

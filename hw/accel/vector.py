@@ -39,7 +39,6 @@ results are visible to reads), so an invocation of ``m >= 1`` elements takes ``m
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
 
 import numpy as np
 from amaranth.hdl import Module, Mux, Signal, signed
@@ -167,11 +166,11 @@ class VectorUnit(Unit):
     multiply (3.1 pJ), per element of ``mul`` and ``scale``.
     """
 
-    ENERGY_PER_ACTION_J: ClassVar[Mapping[str, float]] = {
+    ENERGY_PER_ACTION_J: Mapping[str, float] = {
         "alu": op_cost("add", 32).energy_j,
         "mul": op_cost("mul", 32).energy_j,
     }
-    ENERGY_SOURCES: ClassVar[Mapping[str, str]] = {
+    ENERGY_SOURCES: Mapping[str, str] = {
         "alu": "M. Horowitz, ISSCC 2014, 45 nm: 32-bit add 0.1 pJ (one per element; the "
                "rounding and saturation logic assumed to cost no more than that adder)",
         "mul": "M. Horowitz, ISSCC 2014, 45 nm: 32-bit multiply 3.1 pJ",

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from ...errors import ArchsimError
-from . import hls, rtl, run, serve, study, sweep, train
+from . import accel, hls, rtl, run, serve, study, sweep, train
 
 __all__ = ["app", "main"]
 
@@ -44,7 +44,7 @@ def _root(
     """Hardware modeling for architecture research: DSL -> RTL -> SoC and system studies."""
 
 
-for _module in (run, rtl, hls, serve, train, sweep, study):
+for _module in (run, rtl, hls, accel, serve, train, sweep, study):
     _module.register(app)
 
 

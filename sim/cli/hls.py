@@ -4,18 +4,15 @@ simulate it against the golden run.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from enum import Enum
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ...errors import ConfigError
-from ...loading import load_object
 from ..rtl import BACKENDS
+from .common import import_target
 
 if TYPE_CHECKING:
     from ...dsl.kernel import Kernel
@@ -26,38 +23,15 @@ __all__ = ["register", "load_kernel", "parse_assignments", "Backend"]
 Backend = Enum("Backend", {b: b for b in BACKENDS}, type=str)  # type: ignore[misc]
 
 
-def _import_file(path: Path) -> ModuleType:
-    """Import a Python file as a module of its own."""
-    mod_name = f"_archsim_hls_{abs(hash(str(path.resolve())))}"
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def load_kernel(target: str) -> Kernel:
     """Import ``FILE.py:KERNEL`` (or ``module:KERNEL``) and return the :class:`Kernel`."""
     from ...dsl.kernel import Kernel
 
-    source, sep, name = target.rpartition(":")
-    if not sep or not source or not name:
-        raise ConfigError(f"kernel {target!r} is not of the form FILE.py:KERNEL",
-                          field="kernel")
-    if source.endswith(".py"):
-        path = Path(source)
-        if not path.is_file():
-            raise ConfigError(f"no such file: {source}", field="kernel")
-        module = _import_file(path)
-    else:
-        loaded = load_object(source, field="kernel", what="module")
-        if not isinstance(loaded, ModuleType):
-            raise ConfigError(f"{source!r} is not a module", field="kernel")
-        module = loaded
+    module, name = import_target(target, field="kernel", what="kernel")
     obj = getattr(module, name, None)
     if not isinstance(obj, Kernel):
         kernels = sorted(k for k, v in vars(module).items() if isinstance(v, Kernel))
+        source = target.rpartition(":")[0]
         raise ConfigError(f"{source} has no @kernel named {name!r}", field="kernel",
                           allowed=kernels or None)
     return obj

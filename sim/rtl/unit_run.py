@@ -180,7 +180,7 @@ def run_unit(unit: Unit, buffers: Mapping[str, np.ndarray], args: Mapping[str, i
         for buf, mem in memories.items():
             n_lanes, width = lanes[buf], widths[buf]
             mask = (1 << width) - 1
-            words = []
+            words: list[int] = []
             for r in range(mem.depth):
                 row = int(ctx.get(mem.data[r]))
                 words.extend((row >> (i * width)) & mask for i in range(n_lanes))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...outputs import save_figure, write_csv, write_json
-from .config import AcceleratorConfig, DSLAcceleratorConfig, SoCConfig
+from .config import AcceleratorConfig, DescribedAcceleratorConfig, DSLAcceleratorConfig, SoCConfig
 from .energy import EnergyBreakdown, energy_breakdown
 from .events import Server
 
@@ -341,6 +341,17 @@ def _accelerator_assumption(acc: AcceleratorConfig) -> str:
                  f"{m}x{k}x{n} tile, {model.invocation_cycles} cycles and "
                  f"{model.invocation_energy_j * 1e9:.4g} nJ per invocation (model view), "
                  f"edge blocks zero-padded to the tile")
+    if isinstance(acc, DescribedAcceleratorConfig):
+        from .accelerators import load_accelerator_tile
+
+        tile = load_accelerator_tile(acc)
+        m, k, n = acc.tile
+        points = ", ".join(f"{d}={p}" for d, p in acc.operating_points.items()) or \
+            "each domain at its first point"
+        text += (f"; description {acc.description}, tile program {acc.tile_program}: "
+                 f"{m}x{k}x{n} tile, {tile.invocation_cycles} cycles and "
+                 f"{tile.invocation_energy_j * 1e9:.4g} nJ per invocation (model view; "
+                 f"{points}), edge blocks zero-padded to the tile")
     return text
 
 
