@@ -1,7 +1,8 @@
 """archsim.sim.rtl.native: a bus job run by the native C++ Verilator harness.
 
 The design under simulation is written here: a 64-word buffer on the host bus (region 2), the
-CTRL/CYCLES CSRs of BUS.md and two test CSRs (N at offset 5, SUM at offset 6). A go write sums
+CTRL/CYCLES CSRs of BUS.md and two test CSRs (N at offset 5, SUM at offset 6,
+RESETS at offset 7: edges with rst high). A go write sums
 buffer words ``[0, N)`` (one read per cycle) and raises ``irq``. Expected values come from
 numpy, from the design's own closed form (N + 1 busy cycles: N reads, then the last word's
 accumulation) and from the same job driven by a Python testbench in Amaranth's simulator,
@@ -11,7 +12,7 @@ written here independently of the harness.
 
 import numpy as np
 import pytest
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Module, Mux, ResetSignal, Signal
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -23,7 +24,7 @@ from archsim.sim.rtl import native
 from archsim.sim.rtl.native import NativeJob, NativeRead, NativeRunUntil, NativeWrite, run_native
 
 DEPTH = 64
-CTRL, CYCLES, N_CSR, SUM_CSR = 0, 1, 5, 6
+CTRL, CYCLES, N_CSR, SUM_CSR, RESETS_CSR = 0, 1, 5, 6, 7
 BUFFER = 2 << 24  # region 2: buffer 0
 
 
@@ -46,6 +47,9 @@ class SumAccel(wiring.Component):
         n, total, cycles = Signal(32), Signal(32), Signal(32)
         index = Signal(range(DEPTH + 1))
         pending, done = Signal(), Signal()
+        # Edges with rst high, in a register reset does not clear (the harness's reset).
+        resets = Signal(8, reset_less=True)
+        m.d.sync += resets.eq(resets + ResetSignal())
 
         # Engine: one read per busy cycle while index < n, accumulated a cycle later.
         m.d.comb += [rd.en.eq(self.bus_re | self.busy), rd.addr.eq(offset)]
@@ -85,6 +89,8 @@ class SumAccel(wiring.Component):
                     m.d.sync += csr_q.eq(n)
                 with m.Case(SUM_CSR):
                     m.d.sync += csr_q.eq(total)
+                with m.Case(RESETS_CSR):
+                    m.d.sync += csr_q.eq(resets)
                 with m.Default():
                     m.d.sync += csr_q.eq(0)
         m.d.comb += self.bus_rdata.eq(Mux(from_mem, rd.data, csr_q))
@@ -212,6 +218,11 @@ def test_sum_matches_numpy_and_pysim_and_is_cached(native_cache, monkeypatch):
     assert again.build_cached and again.build_time_s == 0.0
     assert again.reads[1].tolist() == [int(words[:5].sum()) % (1 << 32)]
     assert again.run_cycles == [6]
+    # The design saw rst high for exactly one edge before the job (pysim starts in reset
+    # state, without a reset edge).
+    resets = run_native(to_verilog(SumAccel()), job=NativeJob().read(RESETS_CSR, 1)
+                        .write(CTRL, [1]).run_until("irq").read(RESETS_CSR, 1))
+    assert [r.tolist() for r in resets.reads] == [[1], [1]] and resets.build_cached
 
     # A run that cannot finish in time names the signal and the limit.
     with pytest.raises(SimulationError, match=r"'irq' was not high within max_cycles=10 "

@@ -5,6 +5,8 @@
 // Python on any clock edge, and writes the results to another binary file. The design-specific
 // part (the model's class, which 1-bit outputs run_until may wait on, whether there is a rst
 // port) is in the generated header archsim_design.h; this file is the same for every design.
+// With a rst port the model is a generated wrapper that drives the design's rst through a
+// register (see archsim.sim.rtl.native), so the reset takes two edges here, one at the design.
 //
 // Job file: little-endian uint32 words
 //   magic 0x314A4E41 ("ANJ1"), n_ops, then per operation
@@ -57,8 +59,10 @@ int main(int argc, char** argv) {
     {
         std::FILE* in = std::fopen(argv[1], "rb");
         if (in == nullptr) return fail("cannot open the job file");
-        uint32_t word;
-        while (std::fread(&word, sizeof word, 1, in) == 1) job.push_back(word);
+        uint32_t buffer[4096];
+        size_t got;
+        while ((got = std::fread(buffer, sizeof buffer[0], 4096, in)) > 0)
+            job.insert(job.end(), buffer, buffer + got);
         std::fclose(in);
     }
     if (job.size() < 2 || job[0] != kJobMagic) return fail("not a job file");
@@ -78,9 +82,12 @@ int main(int argc, char** argv) {
     top->bus_we = 0;
     top->bus_re = 0;
 #if ARCHSIM_HAS_RST
+    // rst reaches the design through the wrapper's register: high at the wrapper for one
+    // edge, so high at the design for the next one.
     top->rst = 1;
     tick(top.get());
     top->rst = 0;
+    tick(top.get());
 #endif
     size_t pos = 2;
     const uint32_t n_ops = job[1];
