@@ -189,6 +189,26 @@ def test_ports_are_checked_before_building(monkeypatch):
         run_native(bare, job=NativeJob())
 
 
+def test_ports_come_from_the_port_list_and_the_wrapper_registers_rst():
+    verilog = ("module top(clk, rst, bus_addr, y);\n  input clk;\n  input rst;\n"
+               "  input [31:0] bus_addr;\n  output [2:0] y;\n"
+               "  function [2:0] f;\n    input a;\n    input [1:0] b;\n"
+               "    f = {a, b};\n  endfunction\n  assign y = f(rst, bus_addr[1:0]);\n"
+               "endmodule\n")
+    ports = native._module_ports(verilog, "top")
+    assert ports == {"clk": ("input", 1), "rst": ("input", 1), "bus_addr": ("input", 32),
+                     "y": ("output", 3)}
+    ansi = "module top(input clk, input [7:0] d, output reg q);\nendmodule\n"
+    assert native._module_ports(ansi, "top") == {"clk": ("input", 1), "d": ("input", 8),
+                                                  "q": ("output", 1)}
+    name, text = native.reset_wrapper(ports, "top")
+    assert name == "top_archsim_reset"
+    assert f"module {name}(clk, rst, bus_addr, y);" in text
+    assert "  input [31:0] bus_addr;" in text and "  output [2:0] y;" in text
+    assert "always @(posedge clk) rst_q <= rst;" in text
+    assert "top dut(.clk(clk), .rst(rst_q), .bus_addr(bus_addr), .y(y));" in text
+
+
 # --- under Verilator ------------------------------------------------------------------------
 
 @pytest.mark.slow

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from ...errors import ToolchainError
 
-__all__ = ["Toolchain", "find_toolchain", "check_fst_support", "verilator_env", "verilator_root", "verilator_version",
-           "find_libpython", "VERILATOR_WARNING_FLAGS"]
+__all__ = ["Toolchain", "find_toolchain", "check_fst_support", "verilator_env", "verilator_root",
+           "verilator_version", "find_libpython", "VERILATOR_WARNING_FLAGS"]
 
 #: Amaranth's Verilog trips the WIDTH and CASEINCOMPLETE lint warnings, harmless for its output;
 #: other warnings (UNOPTFLAT on a legal combinational path, ...) must not stop a build either.

@@ -60,7 +60,8 @@ from ._toolchain import VERILATOR_WARNING_FLAGS, Toolchain, find_toolchain, veri
 from ._toolchain import verilator_version as _verilator_version
 
 __all__ = ["NativeJob", "NativeWrite", "NativeRead", "NativeRunUntil", "NativeResult",
-           "run_native", "reset_wrapper", "NATIVE_FLAGS", "BUS_INPUTS", "BUS_OUTPUTS", "DEFAULT_MAX_CYCLES"]
+           "run_native", "reset_wrapper", "NATIVE_FLAGS", "BUS_INPUTS", "BUS_OUTPUTS",
+           "DEFAULT_MAX_CYCLES"]
 
 #: Verilator options of a native build (besides the sources, the top module and the output):
 #: a plain C++ model with Verilator's slow optimisations, the C++ of the model compiled at -O3
@@ -256,17 +257,32 @@ _PORT_RE = re.compile(r"\b(?P<dir>input|output)\s+(?:wire\s+|reg\s+|logic\s+)?(?
 
 
 def _module_ports(verilog: str, toplevel: str) -> dict[str, tuple[str, int]]:
-    """Port name -> (direction, width) of module ``toplevel`` in ``verilog``."""
+    """Port name -> (direction, width) of module ``toplevel`` in ``verilog``, in header order.
+
+    Only the module's port list counts: ANSI declarations in the header, or the header's names
+    declared in the body (a function's ``input`` there is not a port).
+    """
     start = re.search(rf"^\s*module\s+{re.escape(toplevel)}\s*[(;#]", verilog, re.MULTILINE)
     if start is None:
         raise ConfigError(f"the Verilog has no module '{toplevel}'", field="toplevel")
     end = verilog.find("endmodule", start.end())
     body = verilog[start.start(): end if end >= 0 else len(verilog)]
-    ports = {}
-    for m in _PORT_RE.finditer(body):
-        width = 1 if m["msb"] is None else abs(int(m["msb"]) - int(m["lsb"])) + 1
-        ports[m["name"]] = (m["dir"], width)
-    return ports
+    close = body.find(");")
+    header = body[: close + 2] if close >= 0 else ""
+
+    def declared(text: str) -> dict[str, tuple[str, int]]:
+        found: dict[str, tuple[str, int]] = {}
+        for m in _PORT_RE.finditer(text):
+            width = 1 if m["msb"] is None else abs(int(m["msb"]) - int(m["lsb"])) + 1
+            found.setdefault(m["name"], (m["dir"], width))
+        return found
+
+    ansi = declared(header)
+    if ansi:
+        return ansi
+    names = re.findall(r"[A-Za-z_][A-Za-z0-9_$]*", header[header.find("(") + 1:])
+    in_body = declared(body[len(header):])
+    return {name: in_body[name] for name in names if name in in_body}
 
 
 def _check_ports(ports: dict[str, tuple[str, int]], toplevel: str) -> list[str]:
