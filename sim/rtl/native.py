@@ -64,8 +64,9 @@ __all__ = ["NativeJob", "NativeWrite", "NativeRead", "NativeRunUntil", "NativeRe
            "DEFAULT_MAX_CYCLES"]
 
 #: Verilator options of a native build (besides the sources, the top module and the output):
-#: a plain C++ model with Verilator's slow optimisations, the C++ of the model compiled at -O3
-#: (verilated.mk compiles it at -Os otherwise), two parallel jobs (the machines have 2 cores).
+#: a plain C++ model (no VPI, no public signals, no tracing) with Verilator's -O3, its C++
+#: compiled at -O3 too (verilated.mk's OPT_FAST is -Os otherwise), two parallel jobs (the
+#: machines have 2 cores).
 NATIVE_FLAGS = ("--cc", "--exe", "--build", "-O3", "-j", "2", *VERILATOR_WARNING_FLAGS,
                 "-MAKEFLAGS", "OPT_FAST=-O3")
 
@@ -359,8 +360,7 @@ def _build_native(folder: Path, verilog: str, toplevel: str, wrapper: tuple[str,
     (folder / _HEADER).write_text(header)
     (folder / _TEMPLATE).write_text(template)
     command = ["verilator", *NATIVE_FLAGS, "--top-module", model, "--prefix", _PREFIX,
-               "--Mdir", ".",
-               "-o", _EXECUTABLE, *sources, _TEMPLATE]
+               "--Mdir", ".", "-o", _EXECUTABLE, *sources, _TEMPLATE]
     with verilator_env(toolchain):
         try:
             done = subprocess.run(command, cwd=folder, capture_output=True, text=True,
