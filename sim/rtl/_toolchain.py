@@ -17,8 +17,8 @@ from pathlib import Path
 
 from ...errors import ToolchainError
 
-__all__ = ["Toolchain", "find_toolchain", "check_fst_support", "verilator_env", "verilator_root", "verilator_version",
-           "find_libpython", "VERILATOR_WARNING_FLAGS"]
+__all__ = ["Toolchain", "find_toolchain", "check_fst_support", "verilator_env", "verilator_root",
+           "verilator_version", "find_libpython", "VERILATOR_WARNING_FLAGS"]
 
 #: Amaranth's Verilog trips the WIDTH and CASEINCOMPLETE lint warnings, harmless for its output;
 #: other warnings (UNOPTFLAT on a legal combinational path, ...) must not stop a build either.
@@ -62,11 +62,12 @@ class Toolchain:
     make : str or None
         GNU make, as an absolute path (None likewise). Perl, which runs Verilator's driver
         script, is checked for too.
-    libpython : str
-        The shared libpython the simulation loads to run the cocotb testbench.
+    libpython : str or None
+        The shared libpython the simulation loads to run the cocotb testbench; None for a
+        native build (no Python inside the simulation).
     """
 
-    def __init__(self, *, cxx: str | None, make: str | None, libpython: str) -> None:
+    def __init__(self, *, cxx: str | None, make: str | None, libpython: str | None) -> None:
         self.cxx = cxx
         self.make = make
         self.libpython = libpython
@@ -76,8 +77,9 @@ def _and_join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def find_toolchain(*, compiler: bool = True) -> Toolchain:
-    """Find the shared libpython and (with ``compiler``) the C++ compiler and make.
+def find_toolchain(*, compiler: bool = True, embed_python: bool = True) -> Toolchain:
+    """Find the shared libpython (with ``embed_python``) and the C++ compiler and make (with
+    ``compiler``).
 
     Raises :class:`ToolchainError` saying what to install when one is missing.
     """
@@ -92,6 +94,8 @@ def find_toolchain(*, compiler: bool = True) -> Toolchain:
             raise ToolchainError(
                 f"building a Verilator simulation needs {_and_join(missing)}, "
                 "not found on PATH", install=_INSTALL_CXX)
+    if not embed_python:  # a native simulation (sim.rtl.native) runs no Python inside
+        return Toolchain(cxx=cxx, make=make, libpython=None)
     libpython = find_libpython()
     if not sysconfig.get_config_var("Py_ENABLE_SHARED") and libpython is None:
         version = sysconfig.get_python_version()
@@ -130,7 +134,7 @@ def check_fst_support(toolchain: Toolchain) -> None:
 
 @contextlib.contextmanager
 def verilator_env(toolchain: Toolchain) -> Iterator[None]:
-    """Set the environment a cocotb Verilator build or run needs; restore it afterwards."""
+    """Set the environment a Verilator build or cocotb run needs; restore it afterwards."""
     root = verilator_root()
     # Command-line make variables override verilated.mk: the wheel leaves the PCH include flag
     # empty (parallel builds then fail) and names the compiler it was built with.
@@ -142,8 +146,9 @@ def verilator_env(toolchain: Toolchain) -> Iterator[None]:
         "PATH": str(root / "bin") + os.pathsep + os.environ.get("PATH", ""),
         "MAKEFLAGS": (os.environ.get("MAKEFLAGS", "") + " " + make_vars).strip(),
         "AMARANTH_USE_YOSYS": "builtin",
-        "LIBPYTHON_LOC": toolchain.libpython,
     }
+    if toolchain.libpython is not None:
+        changes["LIBPYTHON_LOC"] = toolchain.libpython
     saved = {key: os.environ.get(key) for key in changes}
     os.environ.update(changes)
     try:

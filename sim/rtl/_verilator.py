@@ -4,17 +4,16 @@ A build lives in ``cache_dir("verilator") / <key>``, ``key`` being a hash of the
 the build options, the Verilator and cocotb versions and cocotb's library folder (the
 executable links against it). It is built in a temporary folder beside the entry and renamed
 into place under a per-entry :class:`filelock.FileLock`, so a reader never sees half a build
-and two processes building the same design build it once.
+and two processes building the same design build it once (:mod:`._build_cache`, shared with
+the native runner).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -23,9 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from ...cache import cache_dir, content_hash
+from ...cache import content_hash
 from ...errors import SimulationError, ToolchainError
 from ...outputs import atomic_path
+from ._build_cache import cached_build
 from ._ports import Port, Stimulus
 from ._toolchain import (
     VERILATOR_WARNING_FLAGS,
@@ -38,7 +38,6 @@ from ._toolchain import (
 
 __all__ = ["VerilatorBuild", "VerilatorRun", "ensure_build", "run_verilator"]
 
-_MARKER = "archsim-build.json"
 _ERROR_RE = re.compile(
     r"^%(?:Error|Warning)(?:-[A-Z0-9_]+)?: (?P<file>[^:\s]+):(?P<line>\d+):(?:(?P<col>\d+):)? ?"
     r"(?P<msg>.*)$",
@@ -97,10 +96,6 @@ def _cache_key(verilog: str, toplevel: str, trace: str | None) -> str:
                         cocotb.__version__, str(cocotb_tools.config.libs_dir))
 
 
-def _is_complete(entry: Path, toplevel: str) -> bool:
-    return (entry / _MARKER).is_file() and (entry / toplevel).is_file()
-
-
 def _compile_error(verilog: str, log: str, toplevel: str) -> ToolchainError:
     """Turn a failed build's log into an error quoting the offending Verilog line."""
     lines = verilog.splitlines()
@@ -130,40 +125,26 @@ def ensure_build(
     Accepts raw Verilog text; a Verilator error raises :class:`ToolchainError` quoting the
     offending line and its number.
     """
-    from filelock import FileLock
-
     if trace not in (None, "vcd", "fst"):
         raise ValueError(f"Trace must be None, 'vcd' or 'fst', not {trace!r}")
-    root = cache_dir("verilator")
-    key = _cache_key(verilog, toplevel, trace)
-    entry = root / key
-    if _is_complete(entry, toplevel):
-        return VerilatorBuild(entry, toplevel, trace, 0.0, True)
-    if toolchain is None or toolchain.cxx is None or toolchain.make is None:
-        toolchain = find_toolchain(compiler=True)
-    if trace == "fst":
-        check_fst_support(toolchain)
-    with FileLock(str(root / f"{key}.lock")):
-        if _is_complete(entry, toplevel):  # another process built it while we waited
-            return VerilatorBuild(entry, toplevel, trace, 0.0, True)
-        # Temporary folders of this key can only be left over from a killed build: a live
-        # one belongs to the lock holder, which is now us.
-        for stale in root.glob(f".{key}.tmp-*"):
-            shutil.rmtree(stale, ignore_errors=True)
-        start = time.perf_counter()
-        tmp = Path(tempfile.mkdtemp(dir=root, prefix=f".{key}.tmp-"))
-        try:
-            _build_into(tmp, verilog, toplevel, trace, toolchain)
-            (tmp / _MARKER).write_text(json.dumps({
-                "toplevel": toplevel, "trace": trace, "verilator": verilator_version(),
-                "build_time_s": time.perf_counter() - start}))
-            if entry.exists():  # an incomplete entry from an older, interrupted layout
-                shutil.rmtree(entry)
-            os.rename(tmp, entry)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
-        return VerilatorBuild(entry, toplevel, trace, time.perf_counter() - start, False)
+    found = toolchain
+
+    def prepare() -> None:
+        nonlocal found
+        if found is None or found.cxx is None or found.make is None:
+            found = find_toolchain(compiler=True)
+        if trace == "fst":
+            check_fst_support(found)
+
+    def build(folder: Path) -> None:
+        assert found is not None
+        _build_into(folder, verilog, toplevel, trace, found)
+
+    entry = cached_build(
+        kind="verilator", key=_cache_key(verilog, toplevel, trace), product=toplevel,
+        build=build, before_build=prepare,
+        facts={"toplevel": toplevel, "trace": trace, "verilator": verilator_version()})
+    return VerilatorBuild(entry.path, toplevel, trace, entry.build_time_s, entry.cached)
 
 
 def _build_into(path: Path, verilog: str, toplevel: str, trace: str | None,
