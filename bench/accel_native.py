@@ -19,7 +19,8 @@ and CYCLES back. It runs under
 both time their simulation loop with ``std::chrono`` inside the executable. Printed: cycles/s
 of each, their ratio, Verilog generation time and build times; C is checked against numpy.
 
-``--design module:factory`` runs another design instead: ``factory()`` returns
+``--design accel_native:npu_design`` (from ``bench/``) runs the example NPU of the accelerator
+DSL at 16 x 16 MACs (:func:`npu_design`). ``--design module:factory`` runs another design: ``factory()`` returns
 ``(component, job)`` or ``(component, job, check)`` -- a ``wiring.Component`` with the bus
 ports, a ``NativeJob``, and optionally ``check(reads)`` raising on wrong results. The
 comparison main for such a design cannot be written by hand in advance, so it is generated
@@ -48,7 +49,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["SystolicAccel", "systolic_design", "run_benchmark", "HANDWRITTEN_MAIN"]
+__all__ = ["SystolicAccel", "systolic_design", "npu_design", "run_benchmark", "HANDWRITTEN_MAIN"]
 
 CTRL, CYCLES, K_CSR, REPS_CSR = 0, 1, 5, 6
 REGION_A, REGION_B, REGION_C = 2, 3, 4
@@ -381,6 +382,37 @@ def _run_main(exe: Path, design: str | None, job: Any, size: int, k: int, reps: 
         words = np.fromfile(out, dtype="<u4").astype(np.int64)
     cycles, wall_ns, runs = (int(x) for x in done.stdout.split())
     return words, cycles, wall_ns * 1e-9, runs
+
+
+def npu_design(*, size: int = 16, gemms: int = 24) -> tuple[Any, Any, Callable[..., None]]:
+    """The example NPU of ``archsim.dsl.examples.npu`` at ``size x size`` MACs (256 by
+    default) as a ``--design``: its own top level (bus, sequencer, buffers, GEMM array,
+    vector, softmax and LayerNorm units), running a program of ``gemms`` accumulating 64 x 64
+    x 64 int8 GEMMs; ``check`` compares every buffer read back with the golden run and the
+    CYCLES CSR with the model."""
+    from archsim.dsl.examples.npu import small_npu
+    from archsim.sim.rtl.accel_run import build_job, native_job
+
+    npu = small_npu(rows=size, cols=size, words=(4096, 4096, 4096, 256), name="npu16")
+    program = npu.program()
+    for _ in range(gemms):
+        program.run("gemm", a_addr=0, b_addr=0, c_addr=0, c_in_addr=0, m=64, k=64, n=64,
+                    accumulate=1)
+    compiled = npu.compile()
+    rng = np.random.default_rng(0)
+    words = {"act": rng.integers(0, 256, 4096), "wgt": rng.integers(0, 256, 4096)}
+    golden = compiled.golden(program, words)
+    model_cycles = compiled.model(program).cycles
+    job, reads = build_job(compiled, program, words, 4 * model_cycles + 1000)
+
+    def check(results: list[np.ndarray]) -> None:
+        if int(results[reads["cycles"]][0]) != model_cycles:
+            raise AssertionError("CYCLES differs from the model")
+        for name in golden:
+            if not np.array_equal(results[reads[f"buffer:{name}"]], golden[name]):
+                raise AssertionError(f"buffer {name} differs from the golden run")
+
+    return compiled.top(), native_job(job), check
 
 
 def run_benchmark(*, design: str | None = None, size: int = 16, k: int = 256, reps: int = 8,

@@ -22,8 +22,10 @@ from ...errors import ConfigError, SimulationError
 if TYPE_CHECKING:
     from ...compilers.accel.compiled import CompiledAccelerator
     from ...dsl.accel import Program
+    from .native import NativeJob
 
-__all__ = ["AcceleratorRunResult", "run_accelerator", "BACKENDS", "BusJob"]
+__all__ = ["AcceleratorRunResult", "run_accelerator", "BACKENDS", "BusJob", "build_job",
+           "native_job"]
 
 #: Backends of :func:`run_accelerator`.
 BACKENDS = ("verilator", "pysim")
@@ -164,7 +166,7 @@ def run_accelerator(compiled: CompiledAccelerator, program: Program,
         from .native import run_native
 
         native = run_native(compiled.verilog(), toplevel=compiled.name,
-                            job=_native_job(job))
+                            job=native_job(job))
         results = [np.asarray(r, dtype=np.int64) for r in native.reads]
         job_cycles = int(sum(native.run_cycles)) + sum(
             len(op[2]) if op[0] == "write" else op[2] for op in job.ops if op[0] != "run")
@@ -180,7 +182,8 @@ def run_accelerator(compiled: CompiledAccelerator, program: Program,
         build_time_s=build_s, build_cached=cached, job_cycles=job_cycles)
 
 
-def _native_job(job: BusJob) -> Any:
+def native_job(job: BusJob) -> NativeJob:
+    """The :class:`~archsim.sim.rtl.native.NativeJob` doing ``job``."""
     from .native import NativeJob
 
     native = NativeJob()
