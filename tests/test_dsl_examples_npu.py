@@ -82,3 +82,24 @@ def test_dvfs_npu_in_verilator_equals_golden_and_model():
     assert result.cycles == report.cycles and result.stats == report.stats
     dvfs = [s for s in report.steps if s.kind == "dvfs"]
     assert all(s.stall_cycles > 0 for s in dvfs)  # both changes stall the core domain
+
+
+@pytest.mark.slow
+def test_npu_layer_in_verilator_and_a_new_program_without_a_rebuild():
+    npu = small_npu()
+    compiled = npu.compile()
+    program, layout = transformer_layer(npu)
+    buffers, _ = transformer_inputs(layout, seed=2)
+    first = compiled.simulate(program, buffers, backend="verilator")
+    golden = compiled.golden(program, buffers)
+    assert all(np.array_equal(first.buffers[b], golden[b]) for b in golden)
+    assert first.cycles == compiled.model(program).cycles
+    # programs are data: another program runs on the same build
+    tile = example.gemm_tile_program(npu, m=8, k=16, n=8)
+    rng = np.random.default_rng(5)
+    words = {"act": rng.integers(0, 256, 128), "wgt": rng.integers(0, 256, 128)}
+    second = compiled.simulate(tile, words, backend="verilator")
+    assert second.build_cached
+    tile_golden = compiled.golden(tile, words)
+    assert all(np.array_equal(second.buffers[b], tile_golden[b]) for b in tile_golden)
+    assert second.cycles == compiled.model(tile).cycles

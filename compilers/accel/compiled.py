@@ -93,7 +93,7 @@ def _instantiate(spec: UnitSpec, addr_width: int) -> Unit:
             unit = KernelUnit(design, addr_width=addr_width)
         else:
             unit = source(addr_width=addr_width, **spec.params)  # type: ignore[operator]
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, ConfigError) as exc:
         raise spec.where.error(f"unit {spec.name!r}: {exc}") from None
     if not isinstance(unit, Unit):
         raise spec.where.error(f"unit {spec.name!r}: its factory returned {unit!r}, not an "
