@@ -181,7 +181,7 @@ def test_with_changes_keeps_a_dsl_accelerator_valid():
     ({**SMALL, "tile": [4, 0, 4]}, "accelerators[0].tile", "three positive ints"),
     ({"kind": "smv", "area_from": "model"}, "accelerators[0].area_from", "needs kind 'dsl'"),
     ({"kind": "smv", "area_from": "synthesis"}, "accelerators[0].area_from",
-     "needs kind 'systolic' or 'dsl'"),
+     "needs kind 'systolic', 'dsl' or 'accelerator'"),
     ({"kind": "systolic", "area_from": "synthesis", "area_mm2": 1.0}, "accelerators[0]",
      "leave it out"),
     ({"kind": "systolic", "area_from": "rtl"}, "accelerators[0].area_from", "invalid value"),

@@ -68,9 +68,11 @@ from .tiling import ScratchpadTiler
 if TYPE_CHECKING:  # the compiler is loaded lazily, when a dsl accelerator needs it
     from ...compilers.accel.model import ProgramReport
     from ...compilers.hls.design import Design
+    from ...dsl.accel import Accelerator
 
 __all__ = ["AcceleratorModel", "SystolicModel", "SMVModel", "CallableModel", "DSLModel",
-           "DesignTile", "AcceleratorTile", "load_accelerator_tile", "make_accelerator_model",
+           "DesignTile", "AcceleratorTile", "load_accelerator_tile", "load_described",
+           "make_accelerator_model",
            "make_cpu_model", "load_design", "gemm_tile_shape"]
 
 #: Every accelerator model the SoC builds (the common base of the hw models).
@@ -222,10 +224,15 @@ def load_accelerator_tile(config: DescribedAcceleratorConfig) -> AcceleratorTile
                                   tuple(sorted(config.operating_points.items())))
 
 
+def load_described(config: DescribedAcceleratorConfig) -> Accelerator:
+    """The :class:`~archsim.dsl.accel.Accelerator` an ``accelerator`` config names (built
+    once per process per name)."""
+    return _load_described(config.description)
+
+
 @lru_cache(maxsize=32)
-def _load_accelerator_tile(description: str, tile_program: str, tile: tuple[int, int, int],
-                           points: tuple[tuple[str, str], ...]) -> AcceleratorTile:
-    from ...dsl.accel import Accelerator, Program
+def _load_described(description: str) -> Accelerator:
+    from ...dsl.accel import Accelerator
 
     obj = load_object(description, field="accelerators.description", what="accelerator")
     acc = obj
@@ -239,6 +246,15 @@ def _load_accelerator_tile(description: str, tile_program: str, tile: tuple[int,
     if not isinstance(acc, Accelerator):
         raise ConfigError(f"'{description}' is not an archsim.dsl.accel.Accelerator nor a "
                           "factory of one", field="accelerators.description")
+    return acc
+
+
+@lru_cache(maxsize=32)
+def _load_accelerator_tile(description: str, tile_program: str, tile: tuple[int, int, int],
+                           points: tuple[tuple[str, str], ...]) -> AcceleratorTile:
+    from ...dsl.accel import Program
+
+    acc = _load_described(description)
     make = load_object(tile_program, field="accelerators.tile_program", what="tile program")
     if not callable(make):
         raise ConfigError(f"tile program '{tile_program}' is not callable",

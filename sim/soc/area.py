@@ -12,7 +12,8 @@ An accelerator's area (``AcceleratorConfig.area_from``):
     :class:`archsim.hw.systolic.SystolicArray` of that shape with ``8 * element_bytes``-bit
     operands and 32-bit accumulators; for ``dsl``, the compiled Design's component -- via
     :func:`archsim.hw.synth.synthesize` (cached on disk by a hash of the Verilog, and per
-    process here), plus the scratchpads' SRAM.
+    process here), plus the scratchpads' SRAM; for ``accelerator``, the description's
+    synthesized logic plus its own buffers as memory macros (in place of the scratchpads).
 
 The scratchpads' SRAM is ``bits x ScratchpadConfig.area_um2_per_bit``; the standard-cell
 area of synthesis has no wiring or placement overhead (stated, not corrected for). The area
@@ -29,6 +30,7 @@ from functools import lru_cache
 from ...hw.models.area import sram_area_mm2, systolic_array_area_mm2
 from .config import (
     AcceleratorConfig,
+    DescribedAcceleratorConfig,
     ScratchpadConfig,
     SoCConfig,
     SystolicAcceleratorConfig,
@@ -73,6 +75,12 @@ def _accelerator_area(config_json: str) -> AcceleratorArea:
                                        dataflow=config.dataflow,
                                        input_width=8 * config.scratchpads.element_bytes)
         return AcceleratorArea(core, sram, source)
+    if isinstance(config, DescribedAcceleratorConfig):  # synthesis: logic + memory macros
+        from .accelerators import load_described
+
+        report = load_described(config).compile().area()
+        return AcceleratorArea(sum(report.logic_mm2.values()), sum(report.memory_mm2.values()),
+                               source)
     from .accelerators import load_design
 
     design = load_design(config)

@@ -174,8 +174,8 @@ class AcceleratorConfig(_Model):
             raise ValueError(f"area_from = 'model' needs kind 'dsl' (the Design's estimate), "
                              f"not '{kind}'")
         if value == "synthesis" and "synthesis" not in cls._area_sources:
-            raise ValueError(f"area_from = 'synthesis' needs kind 'systolic' or 'dsl' (an RTL "
-                             f"block), not '{kind}'")
+            raise ValueError(f"area_from = 'synthesis' needs kind 'systolic', 'dsl' or "
+                             f"'accelerator' (an RTL block), not '{kind}'")
         return value
 
     @model_validator(mode="after")
@@ -292,7 +292,10 @@ class DescribedAcceleratorConfig(AcceleratorConfig):
     ``operating_points = { domain = "point" }`` picks the run's DVFS setting (each domain at
     its first point otherwise). Its buffers are the scratchpads the SoC tiles operators into;
     its cycles, time and energy per tile come from its model
-    (:mod:`archsim.compilers.accel.model`).
+    (:mod:`archsim.compilers.accel.model`). ``area_from = "synthesis"`` takes its area from
+    :meth:`~archsim.compilers.accel.compiled.CompiledAccelerator.area`: the units' and
+    controller's synthesized cells plus its buffers as macros of their technologies (which
+    then stand for the scratchpads' area).
     """
 
     kind: Literal["accelerator"] = "accelerator"
@@ -300,6 +303,8 @@ class DescribedAcceleratorConfig(AcceleratorConfig):
     tile_program: str
     tile: tuple[int, int, int]
     operating_points: dict[str, str] = Field(default_factory=dict)
+
+    _area_sources: ClassVar[tuple[str, ...]] = ("config", "synthesis")
 
     @field_validator("description", "tile_program")
     @classmethod
