@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from archsim.dsl import Array, Int, UInt, bounded, kernel
 from archsim.dsl.accel import Accelerator
 from archsim.hw.models.memtech import MemoryModel
 
@@ -160,3 +161,33 @@ def test_stream_width_mismatch_names_the_unit():
              bind={"src": "x", "dst": "x"})
     with pytest.raises(DSLError, match="unit 'pipe': .*width"):
         acc.compile()
+
+
+@kernel
+def first_at_least(a: Array[Int(16), 8], key: Int(16)) -> UInt(4):
+    i = UInt(4)(0)
+    while bounded(a[i] < key, max_iter=7):
+        i += 1
+    return i
+
+
+def test_a_data_dependent_kernel_unit_is_bounded_by_the_model():
+    acc = Accelerator(name="search")
+    acc.buffer("x", words=16, width=16)
+    acc.buffer("r", words=4, width=4)
+    acc.unit("find", first_at_least, clock_ns=2.0, bind={"a": "x", "ret_out": "r"})
+    prog = acc.program()
+    prog.run("find", a_addr=0, ret_out_addr=1, key=40)
+    compiled = acc.compile()
+    x = np.array([-9, -3, 0, 12, 40, 41, 50, 99]) & 0xFFFF
+    golden = compiled.golden(prog, {"x": x})
+    assert golden["r"][1] == 4  # np.searchsorted of 40
+    report = compiled.model(prog)
+    result = compiled.simulate(prog, {"x": x}, backend="pysim")
+    assert np.array_equal(result.buffers["r"], golden["r"])
+    assert not report.exact and result.cycles < report.cycles
+    # the bound is tight for the worst case: a key above every element runs every trip
+    worst = acc.program()
+    worst.run("find", a_addr=0, ret_out_addr=1, key=1000)
+    assert compiled.simulate(worst, {"x": x}, backend="pysim").cycles == \
+        compiled.model(worst).cycles

@@ -1,7 +1,9 @@
 """The model view of a compiled accelerator: a program's cycles, time and energy.
 
 Cycles are those the RTL's CYCLES CSR counts, exactly, for every program the controller runs
-(steps one after another): the sequencer's closed form
+(steps one after another) whose units' cycles depend only on their arguments (a unit whose
+cycles depend on its data, such as a kernel with a bounded ``while``, contributes its worst
+case, and the report says the total is a bound): the sequencer's closed form
 (:meth:`archsim.hw.accel.controller.Sequencer.program_cycles`) with each RUN's unit cycles
 from its contract, plus the cycles the unit is frozen -- an eDRAM refresh of a buffer it is
 bound to (the refresh timer restarts at go: cycles ``I, 2I, ...`` of the run, counted here
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...dsl.accel import Program, Run
+from ...errors import ConfigError
 from ...hw.accel.controller import Sequencer
 from ...hw.models.dvfs import DVFSModel, OperatingPoint, dynamic_energy_scale
 
@@ -72,6 +75,9 @@ class StepReport:
     time_s : float
     energy_j : float
         The step's dynamic energy (unit actions, buffer accesses, DVFS).
+    exact : bool
+        False when the unit's cycles depend on its data and ``unit_cycles`` is its worst
+        case (the step's cycles are then an upper bound).
     """
 
     index: int
@@ -85,6 +91,7 @@ class StepReport:
     stall_cycles: int
     time_s: float
     energy_j: float
+    exact: bool = True
 
 
 @dataclass(frozen=True)
@@ -95,7 +102,7 @@ class ProgramReport:
     ----------
     steps : tuple of StepReport
     cycles : int
-        What the RTL's CYCLES CSR reports.
+        What the RTL's CYCLES CSR reports (an upper bound of it when not :attr:`exact`).
     stats : dict of str to int
         The statistic CSRs the RTL reports (stall cycles, busy cycles per domain, refresh
         operations per refreshed buffer), predicted.
@@ -111,6 +118,12 @@ class ProgramReport:
     time_s: float
     energy_j: dict[str, float]
     assumptions: tuple[str, ...] = field(default=())
+
+    @property
+    def exact(self) -> bool:
+        """True when :attr:`cycles` is exact; False when it is an upper bound (a step's unit
+        cycles depend on its data)."""
+        return all(s.exact for s in self.steps)
 
     @property
     def total_energy_j(self) -> float:
@@ -207,7 +220,15 @@ def model_program(compiled: CompiledAccelerator, program: Program) -> ProgramRep
             unit = compiled.units[step.unit]
             spec = desc.units[step.unit]
             nargs = len(args)
-            unit_cycles = unit.cycles(args)
+            try:
+                unit_cycles, exact = unit.cycles(args), True
+            except ConfigError:
+                # A unit whose cycles depend on its data (a kernel with a bounded while
+                # loop) gives its worst case: the model then bounds the RTL from above.
+                bound = getattr(unit, "cycles_bound", None)
+                if bound is None:
+                    raise
+                unit_cycles, exact = int(bound(args)), False
             start = decode + nargs + 1
             stall = timeline.window(spec.bind.values(), start, unit_cycles + 1)
             cycles = Sequencer.run_cycles(nargs, unit_cycles) + stall
@@ -217,7 +238,8 @@ def model_program(compiled: CompiledAccelerator, program: Program) -> ProgramRep
             stats["stall_cycles"] += stall
             stats[f"busy_{spec.domain}"] += unit_cycles + stall
             steps.append(StepReport(k, "run", step.unit, spec.domain, real.voltage_v,
-                                    real.frequency_hz, cycles, unit_cycles, stall, dt, e))
+                                    real.frequency_hz, cycles, unit_cycles, stall, dt, e,
+                                    exact))
         else:
             old_decl, _ = current[step.domain]
             v, f = desc.domains[step.domain].operating_points[step.point]
