@@ -104,3 +104,24 @@ def test_area_from_synthesis_is_logic_plus_memory_macros():
     assert area.core_mm2 == pytest.approx(sum(report.logic_mm2.values()))
     assert area.scratchpad_mm2 == pytest.approx(sum(report.memory_mm2.values()))
     assert area.core_mm2 > 0 and area.scratchpad_mm2 > 0
+
+
+def test_scratchpads_are_the_description_buffers():
+    cfg = load_soc_config(CONFIGS / "npu_soc.toml")
+    spads = cfg.accelerators[0].scratchpads
+    assert (spads.input_elements, spads.weight_elements, spads.output_elements) == \
+        (32768, 32768, 32768)  # soc_npu's act, wgt and acc words
+    small = SoCConfig.from_dict({"accelerators": [{
+        **NPU, "scratchpad_buffers": {"input": "act", "weight": "wgt", "output": "acc"}}]})
+    spads = small.accelerators[0].scratchpads
+    assert (spads.input_elements, spads.weight_elements, spads.output_elements) == \
+        (1024, 2304, 1344)  # small_npu's buffers
+    for bad, message in (({"input": "act", "weight": "wgt"}, "must map each of"),
+                         ({"input": "act", "weight": "wgt", "output": "nope"},
+                          "has no buffer 'nope'")):
+        with pytest.raises(ConfigError, match=message):
+            SoCConfig.from_dict({"accelerators": [{**NPU, "scratchpad_buffers": bad}]})
+    with pytest.raises(ConfigError, match="leave out scratchpads.input_elements"):
+        SoCConfig.from_dict({"accelerators": [{
+            **NPU, "scratchpad_buffers": {"input": "act", "weight": "wgt", "output": "acc"},
+            "scratchpads": {"input_elements": 10}}]})

@@ -292,7 +292,9 @@ class DescribedAcceleratorConfig(AcceleratorConfig):
     ``operating_points = { domain = "point" }`` picks the run's DVFS setting (each domain at
     its first point otherwise). Its buffers are the scratchpads the SoC tiles operators into;
     its cycles, time and energy per tile come from its model
-    (:mod:`archsim.compilers.accel.model`). ``area_from = "synthesis"`` takes its area from
+    (:mod:`archsim.compilers.accel.model`). ``scratchpad_buffers`` names the buffers that
+    are the input, weight and output scratchpads: their sizes then come from the
+    description. ``area_from = "synthesis"`` takes its area from
     :meth:`~archsim.compilers.accel.compiled.CompiledAccelerator.area`: the units' and
     controller's synthesized cells plus its buffers as macros of their technologies (which
     then stand for the scratchpads' area).
@@ -303,8 +305,37 @@ class DescribedAcceleratorConfig(AcceleratorConfig):
     tile_program: str
     tile: tuple[int, int, int]
     operating_points: dict[str, str] = Field(default_factory=dict)
+    scratchpad_buffers: dict[str, str] | None = None
 
     _area_sources: ClassVar[tuple[str, ...]] = ("config", "synthesis")
+
+    @model_validator(mode="after")
+    def _scratchpads_are_its_buffers(self) -> DescribedAcceleratorConfig:
+        """With ``scratchpad_buffers = { input = "act", weight = "wgt", output = "acc" }``
+        the scratchpads' sizes are those buffers' words (the description is loaded)."""
+        if self.scratchpad_buffers is None:
+            return self
+        roles = ("input", "weight", "output")
+        if sorted(self.scratchpad_buffers) != sorted(roles):
+            raise ValueError(f"scratchpad_buffers must map each of {list(roles)} to a buffer, "
+                             f"not {sorted(self.scratchpad_buffers)}")
+        sizes = {f"{r}_elements" for r in roles} & self.scratchpads.model_fields_set
+        if sizes:
+            raise ValueError(f"scratchpad_buffers sizes the scratchpads from the description's "
+                             f"buffers: leave out scratchpads.{sorted(sizes)[0]}")
+        from .accelerators import load_described  # the description, loaded on use
+
+        acc = load_described(self)
+        words = {}
+        for role in roles:
+            buf = self.scratchpad_buffers[role]
+            if buf not in acc.buffers:
+                raise ValueError(f"scratchpad_buffers.{role}: accelerator '{acc.name}' has no "
+                                 f"buffer '{buf}'; its buffers are {list(acc.buffers)}")
+            words[f"{role}_elements"] = acc.buffers[buf].words
+        # frozen model: set the derived field in place during validation
+        self.__dict__["scratchpads"] = self.scratchpads.model_copy(update=words)
+        return self
 
     @field_validator("description", "tile_program")
     @classmethod
