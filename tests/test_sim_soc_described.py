@@ -121,7 +121,15 @@ def test_scratchpads_are_the_description_buffers():
                           "has no buffer 'nope'")):
         with pytest.raises(ConfigError, match=message):
             SoCConfig.from_dict({"accelerators": [{**NPU, "scratchpad_buffers": bad}]})
-    with pytest.raises(ConfigError, match="leave out scratchpads.input_elements"):
+    with pytest.raises(ConfigError, match=r"\(input_elements = 1024\): leave out scratchpads.input"):
         SoCConfig.from_dict({"accelerators": [{
             **NPU, "scratchpad_buffers": {"input": "act", "weight": "wgt", "output": "acc"},
             "scratchpads": {"input_elements": 10}}]})
+
+
+def test_npu_soc_runs_from_the_cli(tmp_path):
+    from archsim.sim.cli import main
+
+    assert main(["run", str(CONFIGS / "npu_soc.toml"), "--workload", "resnet50", "--out",
+                 str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "result.json").is_file()

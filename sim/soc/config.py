@@ -319,10 +319,6 @@ class DescribedAcceleratorConfig(AcceleratorConfig):
         if sorted(self.scratchpad_buffers) != sorted(roles):
             raise ValueError(f"scratchpad_buffers must map each of {list(roles)} to a buffer, "
                              f"not {sorted(self.scratchpad_buffers)}")
-        sizes = {f"{r}_elements" for r in roles} & self.scratchpads.model_fields_set
-        if sizes:
-            raise ValueError(f"scratchpad_buffers sizes the scratchpads from the description's "
-                             f"buffers: leave out scratchpads.{sorted(sizes)[0]}")
         from .accelerators import load_described  # the description, loaded on use
 
         acc = load_described(self)
@@ -333,6 +329,12 @@ class DescribedAcceleratorConfig(AcceleratorConfig):
                 raise ValueError(f"scratchpad_buffers.{role}: accelerator '{acc.name}' has no "
                                  f"buffer '{buf}'; its buffers are {list(acc.buffers)}")
             words[f"{role}_elements"] = acc.buffers[buf].words
+        for key in sorted(words):  # given sizes must agree (a re-validated dump gives them)
+            if key in self.scratchpads.model_fields_set and \
+                    getattr(self.scratchpads, key) != words[key]:
+                raise ValueError(f"scratchpad_buffers sizes the scratchpads from the "
+                                 f"description's buffers ({key} = {words[key]}): leave out "
+                                 f"scratchpads.{key}")
         # frozen model: set the derived field in place during validation
         self.__dict__["scratchpads"] = self.scratchpads.model_copy(update=words)
         return self
