@@ -77,6 +77,9 @@ def _library_unit(kind: str) -> type[Unit]:
     if kind == "stream":
         from ...hw.accel.stream import StreamPipeline
         return StreamPipeline
+    if kind == "adaptivfloat_dot":
+        from ...hw.accel.formats import AdaptivFloatDot
+        return AdaptivFloatDot
     raise AssertionError(kind)  # the description checked the kind
 
 
