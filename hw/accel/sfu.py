@@ -50,7 +50,10 @@ buffer they bind to, not here.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import pairwise
 from typing import ClassVar
 
 import numpy as np
@@ -90,6 +93,11 @@ _MAX_N = (1 << 16) - 1
 _SOFTMAX_RECIP_BITS = 33     # quotient bits of 2**52 // sum (sum >= 2**20, so < 2**33)
 _ENTROPY_QUOTIENT_BITS = 22  # E[max - x] < 2**6 in Q.16
 _NEWTON_STEPS = 2
+
+
+def _max_sum_cycles(n: int) -> int:
+    """Cycles of softmax's and entropy's first two passes over a row: max, then sum."""
+    return (n + 1) + (n + 2)
 
 
 # --- the golden arithmetic (numpy, int64) -----------------------------------------------
@@ -283,20 +291,108 @@ def _rtl_ln(m: Module, s: Value) -> Signal:
     return out
 
 
-def _rtl_max_pass(m: Module, en: Signal, issue: Value, cnt: Signal, v1: Signal, x: Value,
-                  mx: Signal) -> None:
-    """One cycle of a max pass: read element ``cnt`` while ``issue``; the data of element 0
-    (arriving at ``cnt == 1``) starts the running maximum."""
-    m.d.comb += en.eq(issue)
-    m.d.sync += [v1.eq(issue), cnt.eq(cnt + 1)]
-    with m.If(v1 & ((cnt == 1) | (x > mx))):
-        m.d.sync += mx.eq(x)
+#: An Amaranth statement (what ``Value.eq`` returns); amaranth exports no type for one.
+_Statement = object
+
+
+@dataclass(frozen=True)
+class _RowRegs:
+    """The row walk every unit keeps: the latched ``n``, the rows still to do, the element
+    counter of the current pass, the base of the current ``src`` row (``src.addr`` is
+    ``src_row + cnt``), the next ``dst`` address, and the ``src`` port as one pass sees it."""
+
+    n: Signal
+    rows_left: Signal
+    cnt: Signal
+    src_row: Signal
+    dst_ptr: Signal
+    src_en: Signal
+    x: Value          # the element read last cycle, signed
+    issue: Value      # ``cnt < n``: read element ``cnt`` this cycle
+
+
+@dataclass(frozen=True)
+class _ExpRow:
+    """The registers of the two passes softmax and entropy open every row with: the row
+    maximum, then ``sum e**(x - max)`` through a two-stage pipeline (``t15`` = ``(x - max)
+    log2 e`` in stage 1, ``e`` its exponential in stage 2; ``v1``, ``v2`` say that each
+    stage holds an element)."""
+
+    mx: Signal
+    total: Signal     # sum of exps, Q.20, <= 2**36
+    t15: Signal
+    e: Signal
+    v1: Signal
+    v2: Signal
+
+
+def _rtl_exp_row(m: Module) -> _ExpRow:
+    """The :class:`_ExpRow` registers and the exponential of ``t15``."""
+    t15 = Signal(signed(24), name="t15")
+    return _ExpRow(mx=Signal(signed(16), name="mx"), total=Signal(38, name="total"),
+                   t15=t15, e=_rtl_exp(m, t15), v1=Signal(name="v1"), v2=Signal(name="v2"))
+
+
+def _rtl_pass(m: Module, r: _RowRegs, valids: tuple[Signal, ...], then: str | None) -> Value:
+    """The skeleton of a pass over a row, in a state's body: read element ``cnt`` while
+    ``issue``, with a valid flag per stage behind the read (``valids[0]``: the port holds
+    an element's data), for ``n + len(valids)`` cycles. Returns the end-of-pass condition;
+    there, with ``then``, the counter is cleared and the FSM goes to ``then``."""
+    m.d.comb += r.src_en.eq(r.issue)
+    m.d.sync += [valids[0].eq(r.issue), *(b.eq(a) for a, b in pairwise(valids)),
+                 r.cnt.eq(r.cnt + 1)]
+    end = r.cnt == r.n + (len(valids) - 1)
+    if then is not None:
+        with m.If(end):
+            m.d.sync += r.cnt.eq(0)
+            m.next = then
+    return end
+
+
+def _rtl_max_pass(m: Module, r: _RowRegs, p: _ExpRow, then: str) -> Value:
+    """A max pass (``n + 1`` cycles): the data of element 0 (arriving at ``cnt == 1``)
+    starts the running maximum; at the end ``total`` is cleared for the sum pass. Returns
+    the end-of-pass condition, for a unit's own end-of-pass work."""
+    end = _rtl_pass(m, r, (p.v1,), then)
+    with m.If(p.v1 & ((r.cnt == 1) | (r.x > p.mx))):
+        m.d.sync += p.mx.eq(r.x)
+    with m.If(end):
+        m.d.sync += p.total.eq(0)
+    return end
+
+
+def _rtl_exp_sum_pass(m: Module, r: _RowRegs, p: _ExpRow, then: str) -> Value:
+    """An exp-and-sum pass (``n + 2`` cycles): ``t15 = (x - max) log2 e``, then its
+    exponential added to ``total``. Returns the end-of-pass condition."""
+    end = _rtl_pass(m, r, (p.v1, p.v2), then)
+    m.d.sync += p.t15.eq(_rtl_log2e(r.x - p.mx))
+    with m.If(p.v2):
+        m.d.sync += p.total.eq(p.total + p.e)
+    return end
+
+
+def _rtl_divide_step(m: Module, cnt: Signal, rem: Signal, quot: Signal, divisor: Value,
+                     bit_in: Value | int, bits: int, then: str) -> None:
+    """The body of a restoring-divider state, one quotient bit a cycle: shift ``bit_in``
+    (the dividend's next bit) into the remainder, subtract ``divisor`` where it fits and
+    shift the outcome into ``quot``; after ``bits`` cycles clear ``cnt`` and go to
+    ``then``."""
+    twice = Signal(len(rem) + 1, name="twice")
+    m.d.comb += twice.eq((rem << 1) | bit_in)
+    fits = twice >= divisor
+    m.d.sync += [rem.eq(Mux(fits, twice - divisor, twice)), quot.eq((quot << 1) | fits),
+                 cnt.eq(cnt + 1)]
+    with m.If(cnt == bits - 1):
+        m.d.sync += cnt.eq(0)
+        m.next = then
 
 
 # --- the units --------------------------------------------------------------------------
 
 class _RowUnit(Unit):
-    """A unit over ``rows x n`` Q6.10 matrices: the shared constructor and argument checks."""
+    """A unit over ``rows x n`` Q6.10 matrices: the shared constructor, argument checks,
+    golden run and cycle count, and the row walk of the RTL (:meth:`_row_regs`,
+    :meth:`_row_fsm`, :meth:`_next_row`)."""
 
     KIND: ClassVar[str] = ""
     READS: ClassVar[tuple[str, ...]] = ("src",)
@@ -363,6 +459,78 @@ class _RowUnit(Unit):
                              f"{len(out)} words; the invocation writes up to "
                              f"{first + codes.size}")
         out[first:first + codes.size] = codes.ravel() & 0xFFFF
+
+    def _result(self, x: np.ndarray, vectors: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The golden function on the ``rows x n`` matrix ``x`` and the other read operands'
+        ``n``-element vectors (by operand name)."""
+        raise NotImplementedError
+
+    def golden(self, buffers: Mapping[str, np.ndarray], args: Mapping[str, int]) -> None:
+        a = self._check(args)
+        x = self._operand(buffers, a, "src").reshape(a["rows"], a["n"])
+        vectors = {op: self._operand(buffers, a, op) for op in self.READS if op != "src"}
+        self._store(buffers, a, self._result(x, vectors))
+
+    def _row_cycles(self, n: int) -> int:
+        """Cycles the RTL spends on one row of ``n`` elements."""
+        raise NotImplementedError
+
+    def cycles(self, args: Mapping[str, int]) -> int:
+        a = self._check(args)
+        return a["rows"] * self._row_cycles(a["n"]) + 1     # + 1: the done cycle
+
+    def _row_regs(self, m: Module) -> _RowRegs:
+        """The row-walk registers, with ``src.addr`` driven from them."""
+        aw = self._addr_width
+        n = Signal(16, name="n")
+        cnt = Signal(18, name="cnt")
+        src_row = Signal(aw, name="src_row")
+        r = _RowRegs(n=n, rows_left=Signal(16, name="rows_left"), cnt=cnt, src_row=src_row,
+                     dst_ptr=Signal(aw, name="dst_ptr"), src_en=self.src.en,
+                     x=self.src.data.as_signed(), issue=cnt < n)
+        m.d.comb += self.src.addr.eq(src_row + cnt)
+        return r
+
+    @contextmanager
+    def _row_fsm(self, m: Module, r: _RowRegs, first: str,
+                 load: tuple[_Statement, ...] = ()) -> Iterator[None]:
+        """The unit's FSM, its own states written in the ``with`` body: ``IDLE`` latches the
+        arguments (and ``load``) on ``start`` and goes to ``first``; ``DONE`` raises ``done``
+        for one cycle; ``busy`` outside ``IDLE``."""
+        with m.FSM() as fsm:
+            with m.State("IDLE"):
+                with m.If(self.start):
+                    m.d.sync += [r.n.eq(self.arg_n), r.rows_left.eq(self.arg_rows),
+                                 r.src_row.eq(self.arg_src_addr),
+                                 r.dst_ptr.eq(self.arg_dst_addr), r.cnt.eq(0), *load]
+                    m.next = first
+            yield
+            with m.State("DONE"):
+                m.d.comb += self.done.eq(1)
+                m.next = "IDLE"
+        m.d.comb += self.busy.eq(~fsm.ongoing("IDLE"))
+
+    def _next_row(self, m: Module, r: _RowRegs, first: str, *also: _Statement) -> None:
+        """End a row (with ``also``): step ``src_row`` to the next row and go to ``first``,
+        or to ``DONE`` after the last row."""
+        m.d.sync += [r.src_row.eq(r.src_row + r.n), r.rows_left.eq(r.rows_left - 1), *also]
+        m.next = first
+        with m.If(r.rows_left == 1):
+            m.next = "DONE"
+
+    def _write_pass(self, m: Module, r: _RowRegs, v: tuple[Signal, Signal, Signal],
+                    data: Value, first: str, *also: _Statement) -> None:
+        """The body of a row's last pass (``n + 3`` cycles): read element ``cnt`` while
+        ``issue``; its result ``data`` stands three cycles later (``v`` are the stages'
+        valid flags) and is written at ``dst_ptr``. At the end the row is done
+        (:meth:`_next_row`, with ``also``)."""
+        end = _rtl_pass(m, r, v, None)
+        m.d.comb += [self.dst.en.eq(v[-1]), self.dst.addr.eq(r.dst_ptr),
+                     self.dst.data.eq(data)]
+        with m.If(v[-1]):
+            m.d.sync += r.dst_ptr.eq(r.dst_ptr + 1)
+        with m.If(end):
+            self._next_row(m, r, first, r.cnt.eq(0), *also)
 
 
 #: Horowitz ISSCC 2014 (45 nm, 0.9 V) and what is derived from it.
@@ -431,9 +599,8 @@ class Softmax(_RowUnit):
     def _spans(self, a: Mapping[str, int]) -> dict[str, int]:
         return {"src": a["rows"] * a["n"], "dst": a["rows"] * a["n"]}
 
-    def cycles(self, args: Mapping[str, int]) -> int:
-        a = self._check(args)
-        return a["rows"] * (3 * a["n"] + 6 + _SOFTMAX_RECIP_BITS) + 1
+    def _row_cycles(self, n: int) -> int:
+        return _max_sum_cycles(n) + _SOFTMAX_RECIP_BITS + (n + 3)
 
     def actions(self, args: Mapping[str, int]) -> dict[str, int]:
         """Per element: 3 reads, 1 write, 2 exps, a compare and two subtracts (``add``), an
@@ -445,77 +612,32 @@ class Softmax(_RowUnit):
                 "add": 3 * rows * n, "add32": 2 * rows * n, "mul32": rows * n,
                 "div_step": _SOFTMAX_RECIP_BITS * rows}
 
-    def golden(self, buffers: Mapping[str, np.ndarray], args: Mapping[str, int]) -> None:
-        a = self._check(args)
-        x = self._operand(buffers, a, "src").reshape(a["rows"], a["n"])
-        self._store(buffers, a, softmax_q610(x))
+    def _result(self, x: np.ndarray, vectors: Mapping[str, np.ndarray]) -> np.ndarray:
+        return softmax_q610(x)
 
     def elaborate(self, platform: object) -> Module:
         m = Module()
-        aw = self._addr_width
-        n = Signal(16)
-        rows_left = Signal(16)
-        cnt = Signal(18)
-        src_row = Signal(aw)
-        dst_ptr = Signal(aw)
-        mx = Signal(signed(16))
-        total = Signal(38)          # sum of exps, Q.20, <= 2**36
+        r = self._row_regs(m)
+        p = _rtl_exp_row(m)
         rem = Signal(39)
         recip = Signal(34)          # 2**52 // total, <= 2**32
-        t15 = Signal(signed(24))
         e_r = Signal(EXP_FRAC + 1)
-        v1, v2, v3 = Signal(name="v1"), Signal(name="v2"), Signal(name="v3")
-        x = self.src.data.as_signed()
-        issue = cnt < n
-        m.d.comb += self.src.addr.eq(src_row + cnt)
-        e = _rtl_exp(m, t15)
-        with m.FSM() as fsm:
-            with m.State("IDLE"):
-                with m.If(self.start):
-                    m.d.sync += [n.eq(self.arg_n), rows_left.eq(self.arg_rows),
-                                 src_row.eq(self.arg_src_addr), dst_ptr.eq(self.arg_dst_addr),
-                                 cnt.eq(0)]
-                    m.next = "MAX"
+        v3 = Signal(name="v3")
+        with self._row_fsm(m, r, "MAX"):
             with m.State("MAX"):
-                _rtl_max_pass(m, self.src.en, issue, cnt, v1, x, mx)
-                with m.If(cnt == n):
-                    m.d.sync += [cnt.eq(0), total.eq(0)]
-                    m.next = "SUM"
+                _rtl_max_pass(m, r, p, "SUM")
             with m.State("SUM"):
-                m.d.comb += self.src.en.eq(issue)
-                m.d.sync += [v1.eq(issue), v2.eq(v1), cnt.eq(cnt + 1),
-                             t15.eq(_rtl_log2e(x - mx))]
-                with m.If(v2):
-                    m.d.sync += total.eq(total + e)
-                with m.If(cnt == n + 1):
-                    m.d.sync += [cnt.eq(0), rem.eq(1 << 19), recip.eq(0)]
-                    m.next = "RECIP"
+                with m.If(_rtl_exp_sum_pass(m, r, p, "RECIP")):
+                    m.d.sync += [rem.eq(1 << 19), recip.eq(0)]
             with m.State("RECIP"):
-                twice = rem << 1
-                fits = twice >= total
-                m.d.sync += [rem.eq(Mux(fits, twice - total, twice)),
-                             recip.eq((recip << 1) | fits), cnt.eq(cnt + 1)]
-                with m.If(cnt == _SOFTMAX_RECIP_BITS - 1):
-                    m.d.sync += cnt.eq(0)
-                    m.next = "NORM"
+                # 2**52 // total: the dividend's top bit is preset in rem, the rest are 0.
+                _rtl_divide_step(m, r.cnt, rem, recip, p.total, 0, _SOFTMAX_RECIP_BITS,
+                                 "NORM")
             with m.State("NORM"):
-                m.d.comb += [self.src.en.eq(issue),
-                             self.dst.en.eq(v3), self.dst.addr.eq(dst_ptr),
-                             self.dst.data.eq(_rtl_round_shift(e_r * recip, 41))]
-                m.d.sync += [v1.eq(issue), v2.eq(v1), v3.eq(v2), cnt.eq(cnt + 1),
-                             t15.eq(_rtl_log2e(x - mx)), e_r.eq(e)]
-                with m.If(v3):
-                    m.d.sync += dst_ptr.eq(dst_ptr + 1)
-                with m.If(cnt == n + 2):
-                    m.d.sync += [cnt.eq(0), src_row.eq(src_row + n),
-                                 rows_left.eq(rows_left - 1)]
-                    m.next = "MAX"
-                    with m.If(rows_left == 1):
-                        m.next = "DONE"
-            with m.State("DONE"):
-                m.d.comb += self.done.eq(1)
-                m.next = "IDLE"
-        m.d.comb += self.busy.eq(~fsm.ongoing("IDLE"))
+                # The exp again (not kept from the sum pass: see the module docstring).
+                self._write_pass(m, r, (p.v1, p.v2, v3), _rtl_round_shift(e_r * recip, 41),
+                                 "MAX")
+                m.d.sync += [p.t15.eq(_rtl_log2e(r.x - p.mx)), e_r.eq(p.e)]
         return m
 
 
@@ -556,9 +678,9 @@ class Entropy(_RowUnit):
     def _spans(self, a: Mapping[str, int]) -> dict[str, int]:
         return {"src": a["rows"] * a["n"], "dst": a["rows"]}
 
-    def cycles(self, args: Mapping[str, int]) -> int:
-        a = self._check(args)
-        return a["rows"] * (2 * a["n"] + 5 + _ENTROPY_QUOTIENT_BITS) + 1
+    def _row_cycles(self, n: int) -> int:
+        # setup, divide, write
+        return _max_sum_cycles(n) + 1 + _ENTROPY_QUOTIENT_BITS + 1
 
     def actions(self, args: Mapping[str, int]) -> dict[str, int]:
         """Per element: 2 reads, 1 exp, a compare and a subtract (``add``), two
@@ -572,55 +694,30 @@ class Entropy(_RowUnit):
                 "mul": rows * n + 2 * rows, "lut": rows,
                 "div_step": _ENTROPY_QUOTIENT_BITS * rows}
 
-    def golden(self, buffers: Mapping[str, np.ndarray], args: Mapping[str, int]) -> None:
-        a = self._check(args)
-        x = self._operand(buffers, a, "src").reshape(a["rows"], a["n"])
-        self._store(buffers, a, entropy_q610(x))
+    def _result(self, x: np.ndarray, vectors: Mapping[str, np.ndarray]) -> np.ndarray:
+        return entropy_q610(x)
 
     def elaborate(self, platform: object) -> Module:
         m = Module()
-        aw = self._addr_width
-        n = Signal(16)
-        rows_left = Signal(16)
-        cnt = Signal(18)
-        src_row = Signal(aw)
-        dst_ptr = Signal(aw)
-        mx = Signal(signed(16))
-        total = Signal(38)          # sum e, Q.20, <= 2**36
+        r = self._row_regs(m)
+        p = _rtl_exp_row(m)
         spread = Signal(54)         # sum (m - x) e, Q.30, < 2**52
-        t15 = Signal(signed(24))
         gap = Signal(16)            # m - x
         rem = Signal(39)
         num = Signal(_ENTROPY_QUOTIENT_BITS)
         quot = Signal(_ENTROPY_QUOTIENT_BITS)
         ln_r = Signal(21)
-        v1, v2 = Signal(name="v1"), Signal(name="v2")
-        x = self.src.data.as_signed()
-        issue = cnt < n
-        m.d.comb += self.src.addr.eq(src_row + cnt)
-        e = _rtl_exp(m, t15)
-        ln = _rtl_ln(m, total)
-        with m.FSM() as fsm:
-            with m.State("IDLE"):
-                with m.If(self.start):
-                    m.d.sync += [n.eq(self.arg_n), rows_left.eq(self.arg_rows),
-                                 src_row.eq(self.arg_src_addr), dst_ptr.eq(self.arg_dst_addr),
-                                 cnt.eq(0)]
-                    m.next = "MAX"
+        ln = _rtl_ln(m, p.total)
+        with self._row_fsm(m, r, "MAX"):
             with m.State("MAX"):
-                _rtl_max_pass(m, self.src.en, issue, cnt, v1, x, mx)
-                with m.If(cnt == n):
-                    m.d.sync += [cnt.eq(0), total.eq(0), spread.eq(0)]
-                    m.next = "SUM"
+                with m.If(_rtl_max_pass(m, r, p, "SUM")):
+                    m.d.sync += spread.eq(0)
             with m.State("SUM"):
-                m.d.comb += self.src.en.eq(issue)
-                m.d.sync += [v1.eq(issue), v2.eq(v1), cnt.eq(cnt + 1),
-                             t15.eq(_rtl_log2e(x - mx)), gap.eq(mx - x)]
-                with m.If(v2):
-                    m.d.sync += [total.eq(total + e), spread.eq(spread + gap * e)]
-                with m.If(cnt == n + 1):
-                    m.d.sync += cnt.eq(0)
-                    m.next = "SETUP"
+                _rtl_exp_sum_pass(m, r, p, "SETUP")
+                # Alongside the sum of e: the sum of (m - x) e, gap in step with t15.
+                m.d.sync += gap.eq(p.mx - r.x)
+                with m.If(p.v2):
+                    m.d.sync += spread.eq(spread + gap * p.e)
             with m.State("SETUP"):
                 # The quotient is < 2**22, so the top bits of the dividend (spread << 6)
                 # leave a remainder below the divisor: start from them.
@@ -628,28 +725,15 @@ class Entropy(_RowUnit):
                              ln_r.eq(ln)]
                 m.next = "DIV"
             with m.State("DIV"):
-                twice = Signal(40)
-                m.d.comb += twice.eq((rem << 1) | num[-1])
-                fits = twice >= total
-                m.d.sync += [rem.eq(Mux(fits, twice - total, twice)),
-                             quot.eq((quot << 1) | fits), num.eq(num << 1), cnt.eq(cnt + 1)]
-                with m.If(cnt == _ENTROPY_QUOTIENT_BITS - 1):
-                    m.d.sync += cnt.eq(0)
-                    m.next = "WRITE"
+                _rtl_divide_step(m, r.cnt, rem, quot, p.total, num[-1],
+                                 _ENTROPY_QUOTIENT_BITS, "WRITE")
+                m.d.sync += num.eq(num << 1)
             with m.State("WRITE"):
                 h = Signal(17)
                 m.d.comb += [h.eq(_rtl_round_shift(ln_r + quot, 5)),
-                             self.dst.en.eq(1), self.dst.addr.eq(dst_ptr),
+                             self.dst.en.eq(1), self.dst.addr.eq(r.dst_ptr),
                              self.dst.data.eq(Mux(h > _QMAX, _QMAX, h))]
-                m.d.sync += [dst_ptr.eq(dst_ptr + 1), src_row.eq(src_row + n),
-                             rows_left.eq(rows_left - 1)]
-                m.next = "MAX"
-                with m.If(rows_left == 1):
-                    m.next = "DONE"
-            with m.State("DONE"):
-                m.d.comb += self.done.eq(1)
-                m.next = "IDLE"
-        m.d.comb += self.busy.eq(~fsm.ongoing("IDLE"))
+                self._next_row(m, r, "MAX", r.dst_ptr.eq(r.dst_ptr + 1))
         return m
 
 
@@ -693,9 +777,9 @@ class LayerNorm(_RowUnit):
         size = a["rows"] * a["n"]
         return {"src": size, "gamma": a["n"], "beta": a["n"], "dst": size}
 
-    def cycles(self, args: Mapping[str, int]) -> int:
-        a = self._check(args)
-        return a["rows"] * (2 * a["n"] + 7 + 3 * _NEWTON_STEPS) + 1
+    def _row_cycles(self, n: int) -> int:
+        # stats, variance, normalize, seed, newton, output
+        return (n + 1) + 1 + 1 + 1 + 3 * _NEWTON_STEPS + (n + 3)
 
     def actions(self, args: Mapping[str, int]) -> dict[str, int]:
         """Per element: reads of x (twice), gamma and beta, 1 write; ``x**2`` and ``n x``
@@ -710,21 +794,14 @@ class LayerNorm(_RowUnit):
                 "mul32": 2 * rows * n + (3 + 3 * _NEWTON_STEPS) * rows,
                 "add32": 6 * rows * n + (2 + _NEWTON_STEPS) * rows, "lut": rows}
 
-    def golden(self, buffers: Mapping[str, np.ndarray], args: Mapping[str, int]) -> None:
-        a = self._check(args)
-        x = self._operand(buffers, a, "src").reshape(a["rows"], a["n"])
-        gamma = self._operand(buffers, a, "gamma")
-        beta = self._operand(buffers, a, "beta")
-        self._store(buffers, a, layernorm_q610(x, gamma, beta))
+    def _result(self, x: np.ndarray, vectors: Mapping[str, np.ndarray]) -> np.ndarray:
+        return layernorm_q610(x, vectors["gamma"], vectors["beta"])
 
     def elaborate(self, platform: object) -> Module:
         m = Module()
+        r = self._row_regs(m)
+        n, cnt, x, issue = r.n, r.cnt, r.x, r.issue
         aw = self._addr_width
-        n = Signal(16)
-        rows_left = Signal(16)
-        cnt = Signal(18)
-        src_row = Signal(aw)
-        dst_ptr = Signal(aw)
         gamma_base, beta_base = Signal(aw, name="gamma_base"), Signal(aw, name="beta_base")
         s1 = Signal(signed(34))     # |sum x| < 2**31
         s2 = Signal(48)             # sum x**2 <= 2**46
@@ -740,33 +817,20 @@ class LayerNorm(_RowUnit):
         z2 = Signal(signed(32))
         g1, g2, b1, b2 = (Signal(signed(16), name=name) for name in ("g1", "g2", "b1", "b2"))
         v1, v2, v3 = Signal(name="v1"), Signal(name="v2"), Signal(name="v3")
-        x = self.src.data.as_signed()
-        issue = cnt < n
-        m.d.comb += [self.src.addr.eq(src_row + cnt), self.gamma.addr.eq(gamma_base + cnt),
-                     self.beta.addr.eq(beta_base + cnt)]
+        m.d.comb += [self.gamma.addr.eq(gamma_base + cnt), self.beta.addr.eq(beta_base + cnt)]
         bits = _rtl_bit_length(m, var, "var_bits")
         jj = Signal(5)
         m.d.comb += jj.eq((62 - bits) >> 1)
         seed = Array([Const(0, 32)] * 16 + [Const(v, 32) for v in RSQRT_LUT])
         out = Signal(signed(34))
         m.d.comb += out.eq(_rtl_round_shift(z2 * g2, 15) + b2)
-        with m.FSM() as fsm:
-            with m.State("IDLE"):
-                with m.If(self.start):
-                    m.d.sync += [n.eq(self.arg_n), rows_left.eq(self.arg_rows),
-                                 src_row.eq(self.arg_src_addr), dst_ptr.eq(self.arg_dst_addr),
-                                 gamma_base.eq(self.arg_gamma_addr),
-                                 beta_base.eq(self.arg_beta_addr),
-                                 cnt.eq(0), s1.eq(0), s2.eq(0)]
-                    m.next = "STATS"
+        load = (gamma_base.eq(self.arg_gamma_addr), beta_base.eq(self.arg_beta_addr),
+                s1.eq(0), s2.eq(0))
+        with self._row_fsm(m, r, "STATS", load):
             with m.State("STATS"):
-                m.d.comb += self.src.en.eq(issue)
-                m.d.sync += [v1.eq(issue), cnt.eq(cnt + 1)]
+                _rtl_pass(m, r, (v1,), "VAR")
                 with m.If(v1):
                     m.d.sync += [s1.eq(s1 + x), s2.eq(s2 + x * x)]
-                with m.If(cnt == n):
-                    m.d.sync += cnt.eq(0)
-                    m.next = "VAR"
             with m.State("VAR"):
                 m.d.sync += var.eq(n * s2 - s1 * s1 + n * n)
                 m.next = "NORMALISE"
@@ -789,27 +853,13 @@ class LayerNorm(_RowUnit):
                 with m.If(second):
                     m.next = "OUTPUT"
             with m.State("OUTPUT"):
-                m.d.comb += [self.src.en.eq(issue), self.gamma.en.eq(issue),
-                             self.beta.en.eq(issue),
-                             self.dst.en.eq(v3), self.dst.addr.eq(dst_ptr),
-                             self.dst.data.eq(Mux(out > _QMAX, _QMAX,
-                                                  Mux(out < _QMIN, _QMIN, out)))]
-                m.d.sync += [v1.eq(issue), v2.eq(v1), v3.eq(v2), cnt.eq(cnt + 1),
-                             d1.eq(n * x - s1),
+                self._write_pass(m, r, (v1, v2, v3),
+                                 Mux(out > _QMAX, _QMAX, Mux(out < _QMIN, _QMIN, out)),
+                                 "STATS", s1.eq(0), s2.eq(0))
+                m.d.comb += [self.gamma.en.eq(issue), self.beta.en.eq(issue)]
+                m.d.sync += [d1.eq(n * x - s1),
                              g1.eq(self.gamma.data.as_signed()),
                              b1.eq(self.beta.data.as_signed()),
                              z2.eq(_rtl_round_shift(d1 * (y >> 8), shr)),
                              g2.eq(g1), b2.eq(b1)]
-                with m.If(v3):
-                    m.d.sync += dst_ptr.eq(dst_ptr + 1)
-                with m.If(cnt == n + 2):
-                    m.d.sync += [cnt.eq(0), src_row.eq(src_row + n),
-                                 rows_left.eq(rows_left - 1), s1.eq(0), s2.eq(0)]
-                    m.next = "STATS"
-                    with m.If(rows_left == 1):
-                        m.next = "DONE"
-            with m.State("DONE"):
-                m.d.comb += self.done.eq(1)
-                m.next = "IDLE"
-        m.d.comb += self.busy.eq(~fsm.ongoing("IDLE"))
         return m
