@@ -34,9 +34,19 @@ from archsim.hw.accel.bus import (
     connect_host_port,
     connect_status,
 )
-from archsim.hw.accel.controller import Sequencer
+from archsim.hw.accel.controller import Sequencer, TimelineBuilder
 from archsim.hw.accel.interface import UnitContract
-from archsim.hw.accel.isa import Halt, Run, SetOperatingPoint, encode, encode_dvfs, encode_run
+from archsim.hw.accel.isa import (
+    Halt,
+    Run,
+    SetOperatingPoint,
+    Wait,
+    decode,
+    encode,
+    encode_dvfs,
+    encode_run,
+    encode_wait,
+)
 from archsim.hw.checks import silence_unused
 
 # Unit 0 takes (cycles, x, y), unit 1 (cycles), unit 2 nothing and always takes 3 cycles.
@@ -161,7 +171,7 @@ class Bench:
 def simulate(script, dvfs_latencies=(), **seq_kwargs):
     """Run ``script(bench)`` on a fresh top; return its result and what the monitors saw."""
     top = Top(**seq_kwargs)
-    log = {"runs": [], "dvfs": [], "violations": []}
+    log = {"runs": [], "dvfs": [], "violations": [], "starts": [], "overlap": []}
     out = {}
 
     async def main(ctx):
@@ -176,9 +186,12 @@ def simulate(script, dvfs_latencies=(), **seq_kwargs):
                     if ctx.get(unit.busy):
                         log["violations"].append((cycle, u))
                     started[u] = cycle
+                    log["starts"].append((u, cycle))
                 if ctx.get(unit.done):
                     log["runs"].append((u, started.pop(u), cycle,
                                         tuple(ctx.get(r) for r in unit.latched)))
+            if sum(ctx.get(unit.busy) for unit in top.units) > 1:
+                log["overlap"].append(cycle)
             if bin(ctx.get(top.seq.start)).count("1") > 1:
                 log["violations"].append((cycle, "start not one-hot"))
             await ctx.tick()
@@ -466,3 +479,202 @@ def test_constructor_errors(kwargs, exc, message):
                                     {"units": 256, "max_args": 4, "domains": 256}])
 def test_extreme_shapes_elaborate(kwargs):
     assert "module" in rtlil.convert(Sequencer(**kwargs))
+
+
+# -- concurrent units: async RUNs, WAIT, hazards ---------------------------------------------
+
+def reference_timeline(program, unit_cycles, dvfs_latencies):
+    """The Sequencer docstring's rules written out on their own (cycles from go = 0): each
+    RUN's (unit, start cycle) in program order and the HALT's decode cycle (CYCLES)."""
+    arrive, last_done, starts, r, d = 1, {}, [], 0, 0
+    for ins in program:
+        everything = max(last_done.values(), default=0)
+        if isinstance(ins, Halt):
+            return starts, max(arrive, everything)
+        if isinstance(ins, Wait):
+            arrive = max(arrive, everything) + 1
+        elif isinstance(ins, SetOperatingPoint):
+            arrive += 1 + dvfs_latencies[d]
+            d += 1
+        else:
+            issue = max(arrive, last_done.get(ins.unit, 0))
+            start = issue + len(ins.args) + 1
+            last_done[ins.unit] = start + unit_cycles[r]
+            arrive = last_done[ins.unit] if ins.wait else start + 1
+            starts.append((ins.unit, start))
+            r += 1
+    raise AssertionError("no Halt")
+
+
+def random_async_program(rng):
+    program, unit_cycles, latencies = [], [], []
+    # Mostly async RUNs (so units overlap and RUNs meet pending units), a few WAITs/DVFSs.
+    for _ in range(int(rng.integers(4, 12))):
+        kind = int(rng.integers(0, 8))
+        if kind == 0:
+            program.append(Wait())
+        elif kind == 1:
+            d = int(rng.integers(0, 2))
+            program.append(SetOperatingPoint(d, int(rng.integers(0, OP_POINTS[d]))))
+            latencies.append(int(rng.integers(0, 5)))
+        else:
+            u = (kind - 2) % 3
+            wait = bool(rng.random() < 0.35)
+            if u == 2:
+                program.append(Run(2, (), wait=wait))
+                unit_cycles.append(FIXED_CYCLES)
+            else:
+                cycles = int(rng.integers(1, 25))
+                rest = rng.integers(0, 65536, len(UNIT_ARGS[u]) - 1)
+                program.append(Run(u, (cycles, *(int(v) for v in rest)), wait=wait))
+                unit_cycles.append(cycles)
+    program.append(Halt())
+    return program, unit_cycles, latencies
+
+
+def check_against_rtl(program, unit_cycles, latencies, words=None):
+    """Run ``program`` on the bench; check CYCLES, the bench's clock, every start cycle and
+    every unit's cycles against the timeline and the reference; return (timeline, log)."""
+    result, log = run_program(words if words is not None else encode(program), latencies)
+    timeline = Sequencer.timeline(program, unit_cycles, latencies)
+    ref_starts, ref_cycles = reference_timeline(program, unit_cycles, latencies)
+    assert timeline.cycles == ref_cycles == Sequencer.program_cycles(program, unit_cycles,
+                                                                     latencies)
+    assert result["cycles"] == ref_cycles
+    assert result["irq"] - result["g"] - 1 == ref_cycles
+    assert result["ctrl"] == STATUS_DONE and result["error"] == 0
+    g = result["g"]
+    observed = [(u, c - g) for u, c in log["starts"]]
+    assert observed == ref_starts
+    assert observed == [(s.instruction.unit, s.start) for s in timeline.steps
+                        if isinstance(s.instruction, Run)]
+    # Each RUN's done: the monitor logs them in done order, the timeline in program order.
+    dones = sorted((start - g, u, done - g) for u, start, done, _ in log["runs"])
+    assert dones == sorted((s.start, s.instruction.unit, s.done) for s in timeline.steps
+                           if isinstance(s.instruction, Run))
+    runs = [i for i in program if isinstance(i, Run)]
+    assert sorted(done - start for _, start, done, _ in log["runs"]) == sorted(unit_cycles)
+    assert sorted((u, a) for u, _, _, a in log["runs"]) == sorted((r.unit, r.args) for r in runs)
+    assert log["violations"] == []
+    return timeline, log
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_async_programs_match_the_timeline(seed):
+    rng = np.random.default_rng(100 + seed)
+    program, unit_cycles, latencies = random_async_program(rng)
+    check_against_rtl(program, unit_cycles, latencies)
+
+
+def test_the_random_async_programs_exercise_overlap_and_hazards():
+    # Over the seeds above, units overlap and RUNs wait on pending units (not vacuous).
+    overlaps = hazards = 0
+    for seed in range(10):
+        program, unit_cycles, latencies = random_async_program(np.random.default_rng(100 + seed))
+        steps = Sequencer.timeline(program, unit_cycles, latencies).steps
+        hazards += sum(s.hazard > 0 for s in steps if isinstance(s.instruction, Run))
+        runs = [s for s in steps if isinstance(s.instruction, Run)]
+        overlaps += sum(a.start < b.start < a.done for a in runs for b in runs)
+    assert overlaps >= 5 and hazards >= 4
+
+
+def test_two_async_units_overlap_and_wait_joins_them():
+    program = [Run(0, (20, 1, 2), wait=False), Run(1, (10,), wait=False), Wait(), Halt()]
+    timeline, log = check_against_rtl(program, [20, 10], [])
+    # By hand from the rules: unit 0 decoded 1, args 2..4, start 5, done 25; unit 1 decoded
+    # 6, arg 7, start 8, done 18; WAIT decoded in 25 (unit 0's done), HALT in 26.
+    assert [(s.decode, s.start, s.done) for s in timeline.steps] == \
+        [(1, 5, 25), (6, 8, 18), (25, None, None), (26, None, None)]
+    assert timeline.cycles == 26 < 1 + (3 + 1 + 20) + (1 + 1 + 10) + 1  # the serial count
+    # Both busy in cycles 9..18 (unit 1's busy: start + 1 .. done), 10 cycles.
+    g = log["starts"][0][1] - 5
+    assert [c - g for c in log["overlap"]] == list(range(9, 19))
+
+
+@pytest.mark.parametrize("second_wait", [False, True])
+def test_a_run_on_a_pending_unit_waits_for_its_done(second_wait):
+    program = [Run(1, (10,), wait=False), Run(1, (3,), wait=second_wait), Halt()]
+    timeline, _ = check_against_rtl(program, [10, 3], [])
+    # First: decoded 1, arg 2, start 3, done 13; the second arrives in 4 and waits 9 cycles
+    # (the hazard) to be decoded in 13, the first's done cycle: arg 14, start 15, done 18.
+    first, second, halt = timeline.steps
+    assert (first.start, first.done) == (3, 13)
+    assert (second.arrive, second.decode, second.hazard, second.start, second.done) == \
+        (4, 13, 9, 15, 18)
+    assert (halt.arrive, halt.decode) == ((18, 18) if second_wait else (16, 18))
+    assert timeline.cycles == 18
+
+
+def test_a_done_in_the_cycle_a_run_arrives_is_no_hazard():
+    # Unit 1 takes 1 cycle: its done (4) is the cycle the next RUN of it arrives.
+    program = [Run(1, (1,), wait=False), Run(1, (2,)), Halt()]
+    timeline, _ = check_against_rtl(program, [1, 2], [])
+    assert [(s.arrive, s.decode, s.start) for s in timeline.steps[:2]] == [(1, 1, 3), (4, 4, 6)]
+    # An async RUN of a 1-cycle unit costs what a synchronous one does: n + 2 cycles.
+    assert timeline.cycles == 8 == expected_cycles(program, [1, 2], [])
+
+
+def test_a_done_while_another_units_args_load_is_not_lost():
+    # Unit 2 (3 cycles) starts in 2 and is done in 5, while unit 0's arguments load (4..6);
+    # the later RUN of unit 2 and the WAIT only proceed if that done was captured.
+    program = [Run(2, (), wait=False), Run(0, (5, 1, 2), wait=False), Run(2, ()), Wait(),
+               Halt()]
+    timeline, log = check_against_rtl(program, [3, 5, 3], [])
+    assert [(s.decode, s.start, s.done) for s in timeline.steps[:3]] == \
+        [(1, 2, 5), (3, 7, 12), (8, 9, 12)]
+    assert timeline.steps[2].hazard == 0 and timeline.cycles == 13
+
+
+def test_halt_waits_for_pending_units_and_so_does_an_error_stop():
+    program = [SetOperatingPoint(1, 2), Run(0, (30, 0, 0), wait=False), Halt()]
+    timeline, _ = check_against_rtl(program, [30], [2])
+    # DVFS decoded 1, ack 4; RUN decoded 4, start 8, done 38; HALT arrives 9, decoded 38.
+    assert timeline.steps[-1].arrive == 9 and timeline.cycles == 38
+    words = encode(program[:2]) + [0x5000_0000] + encode([Halt()])
+    result, _ = run_program(words, [2])
+    assert (result["error"], result["pc"], result["cycles"]) == (1, 5, 38)
+    assert result["irq"] - result["g"] - 1 == 38
+
+
+def test_without_async_runs_the_timeline_is_the_closed_form():
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        program, unit_cycles, latencies = random_program(rng)
+        program = program[:-1] + [Wait()] * int(rng.integers(0, 3)) + [Halt()]
+        waits = sum(isinstance(i, Wait) for i in program)
+        assert Sequencer.program_cycles(program, unit_cycles, latencies) == \
+            expected_cycles([i for i in program if not isinstance(i, Wait)], unit_cycles,
+                            latencies) + waits
+
+
+def test_timeline_accepts_start_dependent_unit_cycles():
+    program = [Run(1, (0,), wait=False), Run(0, (0, 0, 0), wait=False), Run(1, (0,)), Halt()]
+    seen = []
+
+    def cycles(index, start):
+        seen.append((index, start))
+        return 2 + start % 5  # any function of the start cycle
+
+    timeline = Sequencer.timeline(program, cycles, [])
+    runs = [s for s in timeline.steps if isinstance(s.instruction, Run)]
+    assert seen == [(i, s.start) for i, s in enumerate(runs)]
+    fixed = [s.done - s.start for s in runs]
+    assert Sequencer.timeline(program, fixed, []) == timeline
+    # The builder, step by step, gives the same cycles.
+    b = TimelineBuilder()
+    for ins, c in zip(program[:-1], fixed, strict=True):
+        b.run(ins.unit, len(ins.args), lambda start, c=c: c, wait=ins.wait)
+    assert b.halt().cycles == timeline.cycles
+    with pytest.raises(ValueError, match="^the timeline already ended with a HALT$"):
+        b.wait()
+    with pytest.raises(ValueError, match="^unit_cycles must be at least 1, not 0$"):
+        Sequencer.timeline(program, lambda i, s: 0, [])
+
+
+def test_async_flag_and_wait_through_the_isa():
+    program = [Run(0, (5, 6, 7), wait=False), Wait(), Run(1, (2,), wait=False), Halt()]
+    words = encode(program)
+    assert words[0] == encode_run(0, [5, 6, 7])[0] | (1 << 16)
+    assert words[4] == encode_wait()[0] == 0x3000_0000
+    assert decode(words) == program
+    check_against_rtl(program, [5, 2], [], words=words)

@@ -8,11 +8,13 @@ from archsim.hw.accel.isa import (
     Opcode,
     Run,
     SetOperatingPoint,
+    Wait,
     decode,
     encode,
     encode_dvfs,
     encode_halt,
     encode_run,
+    encode_wait,
 )
 
 
@@ -49,7 +51,7 @@ def test_opcode_values():
 @pytest.mark.parametrize("opcode", range(16))
 def test_every_opcode_nibble_decodes_or_is_rejected(opcode):
     word = opcode << 28
-    if opcode in (0x1, 0x2, 0xF):
+    if opcode in (0x1, 0x2, 0x3, 0xF):  # RUN, DVFS, WAIT, HALT
         assert encode(decode([word])) == [word]
     else:
         with pytest.raises(ValueError, match=rf"words\[0\]: unknown opcode 0x{opcode:X} "):
@@ -148,3 +150,64 @@ def test_numpy_integers_are_accepted():
     assert encode_run(np.uint8(4), args) == [header(1, 4, 3), 1, 2, 3]
     assert Run(1, tuple(args)).args == (1, 2, 3)
     assert decode(np.array([header(2, 1, 1)], dtype=np.uint32)) == [SetOperatingPoint(1, 1)]
+
+
+# -- the async flag (header bit 16 of a RUN) and WAIT (opcode 0x3) ----------------------------
+
+def test_async_flag_is_bit_16_and_wait_is_opcode_3():
+    assert encode_run(3, [7], wait=False) == [header(1, 3, 1) + 2**16, 7]
+    assert encode_run(3, [7], wait=True) == encode_run(3, [7]) == [header(1, 3, 1), 7]
+    assert encode_wait() == [header(3, 0, 0)] == Wait().words()
+    assert Opcode.WAIT == 0x3
+    assert Run(2, (1,), wait=False).words() == [header(1, 2, 1) + 2**16, 1]
+    assert decode([header(1, 2, 1) + 2**16, 1]) == [Run(2, (1,), wait=False)]
+    assert decode([header(1, 2, 1), 1]) == [Run(2, (1,))] != [Run(2, (1,), wait=False)]
+    assert decode([header(3, 0, 0)]) == [Wait()]
+
+
+def test_repr_of_a_synchronous_run_is_unchanged():
+    assert repr(Run(1, (2,))) == "Run(unit=1, args=(2,))"
+    assert repr(Run(1, (2,), wait=False)) == "Run(unit=1, args=(2,), wait=False)"
+
+
+@pytest.mark.parametrize("words, message", [
+    ([header(1, 0, 0) | (1 << 17)], r"words\[0\]: reserved header bits \[16:20\] are 0x2, not 0"),
+    ([header(1, 0, 0) | (3 << 16)], r"words\[0\]: reserved header bits \[16:20\] are 0x2, not 0"),
+    ([header(2, 0, 0) | (1 << 16)], r"words\[0\]: reserved header bits \[16:20\] are 0x1, not 0"),
+    ([header(15, 0, 0) | (1 << 16)], r"words\[0\]: reserved header bits \[16:20\] are 0x1, not 0"),
+    ([header(3, 0, 0) | (1 << 16)], r"words\[0\]: reserved header bits \[16:20\] are 0x1, not 0"),
+    ([header(3, 1, 0)], r"words\[0\]: WAIT has a=1, imm=0; both must be 0"),
+    ([header(3, 0, 2)], r"words\[0\]: WAIT has a=0, imm=2; both must be 0"),
+])
+def test_async_and_wait_decoder_errors_are_exact(words, message):
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        decode(words)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: encode_run(0, [], wait=1), "wait must be a bool, not 1"),
+    (lambda: Run(0, (), wait=None), "wait must be a bool, not None"),
+])
+def test_wait_must_be_a_bool(call, message):
+    with pytest.raises(TypeError, match=f"^{message}$"):
+        call()
+
+
+def test_random_async_programs_round_trip():
+    rng = np.random.default_rng(13)
+    for _ in range(500):
+        program = []
+        for _ in range(rng.integers(0, 12)):
+            kind = rng.integers(0, 3)
+            if kind == 0:
+                program.append(Run(int(rng.integers(0, 256)),
+                                   tuple(int(v) for v in rng.integers(0, 65536,
+                                                                      rng.integers(0, 4))),
+                                   wait=bool(rng.integers(0, 2))))
+            else:
+                program.append(Wait() if kind == 1 else Halt())
+        words = encode(program)
+        assert decode(words) == program and encode(decode(words)) == words
+        # The flag is exactly bit 16 of each RUN header.
+        flags = [w >> 16 & 1 for w in words if w >> 28 == 1]
+        assert flags == [int(not i.wait) for i in program if isinstance(i, Run)]

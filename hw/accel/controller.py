@@ -2,26 +2,31 @@
 
 The program (:mod:`archsim.hw.accel.isa`) sits in a program memory the host writes over the
 bus while the sequencer is idle. A ``go`` starts it at word 0; RUN loads a unit's arguments
-and starts it, DVFS asks a domain for a new operating point, HALT ends the run. The cycle count
-the CYCLES CSR reports has the exact closed form :meth:`Sequencer.program_cycles`, which is
-what the accelerator's model uses.
+and starts it (waiting for its done, or, an async RUN, not), WAIT waits for the running units,
+DVFS asks a domain for a new operating point, HALT ends the run. The cycle of every event and
+the cycle count the CYCLES CSR reports are reproduced exactly by :meth:`Sequencer.timeline`
+(:class:`TimelineBuilder` step by step) and :meth:`Sequencer.program_cycles`, which is what
+the accelerator's model uses.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
 
-from amaranth.hdl import Const, Module, Signal
+from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..checks import check_int, check_positive, silence_unused
+from ..checks import check_bool, check_int, check_positive, silence_unused
 from .bus import host_members, status_signature
 from .interface import ARG_WIDTH
 from .isa import (
     A_SHIFT,
     A_WIDTH,
+    ASYNC_BIT,
     IMM_WIDTH,
     MAX_DOMAIN,
     MAX_IMM,
@@ -33,10 +38,11 @@ from .isa import (
     Opcode,
     Run,
     SetOperatingPoint,
+    Wait,
 )
 
-__all__ = ["Sequencer", "ERROR_NONE", "ERROR_BAD_OPCODE", "ERROR_BAD_UNIT",
-           "ERROR_ARG_COUNT", "ERROR_BAD_DVFS"]
+__all__ = ["Sequencer", "Timeline", "TimelineStep", "TimelineBuilder", "ERROR_NONE",
+           "ERROR_BAD_OPCODE", "ERROR_BAD_UNIT", "ERROR_ARG_COUNT", "ERROR_BAD_DVFS"]
 
 ERROR_NONE = 0
 ERROR_BAD_OPCODE = 1
@@ -45,39 +51,183 @@ ERROR_ARG_COUNT = 3
 ERROR_BAD_DVFS = 4
 
 
+#: A RUN's unit cycles given its start cycle (``TimelineBuilder.run``).
+CyclesOfStart = Callable[[int], int]
+#: The ``i``-th RUN's unit cycles given ``(i, start_cycle)`` (``Sequencer.timeline``).
+UnitCyclesFn = Callable[[int, int], int]
+
+
+@dataclass(frozen=True)
+class TimelineStep:
+    """When one executed instruction's events happen, in cycles counted from the go cycle
+    (the go write's cycle is 0; the first header is decoded in cycle 1).
+
+    Attributes
+    ----------
+    index : int
+        The instruction's position in the program.
+    instruction : Instruction or None
+        The instruction (None for a :class:`TimelineBuilder` RUN/DVFS given none).
+    arrive : int
+        The first cycle its header is on the program port with the sequencer ready to decode.
+    decode : int
+        The cycle it is decoded and issued: ``arrive`` plus its :attr:`hazard` cycles.
+    start : int or None
+        A RUN's ``start`` cycle; a DVFS's first ``dvfs_req`` cycle; else None.
+    done : int or None
+        A RUN's unit ``done`` cycle (``start + unit cycles``); a DVFS's ack cycle; else None.
+    """
+
+    index: int
+    instruction: Instruction | None
+    arrive: int
+    decode: int
+    start: int | None = None
+    done: int | None = None
+
+    @property
+    def hazard(self) -> int:
+        """Cycles the header waited for a running unit (a RUN on a pending unit, WAIT, HALT)."""
+        return self.decode - self.arrive
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A run's events (:class:`TimelineStep` per executed instruction, the HALT last) and
+    ``cycles``, the CYCLES CSR's value: the HALT's decode cycle."""
+
+    steps: tuple[TimelineStep, ...]
+    cycles: int
+
+
+class TimelineBuilder:
+    """The Sequencer's timing (its class docstring), one instruction at a time.
+
+    Call :meth:`run`, :meth:`dvfs` and :meth:`wait` in program order, then :meth:`halt`.
+    A RUN's unit cycles may be a callable of its start cycle, so a model can add the stalls
+    the unit will meet from that cycle on (its cycles are ``start`` sampled to ``done`` high,
+    stalls included).
+
+    >>> b = TimelineBuilder()
+    >>> b.run(0, 2, 10, wait=False).start, b.run(1, 0, 4).done, b.wait().decode
+    (4, 10, 14)
+    >>> b.halt().cycles
+    15
+    """
+
+    def __init__(self) -> None:
+        self._arrive = 1            # the next header's arrival cycle
+        self._done: dict[int, int] = {}  # unit -> done cycle of its latest start
+        self._steps: list[TimelineStep] = []
+        self._halted = False
+
+    def _step(self) -> int:
+        if self._halted:
+            raise ValueError("the timeline already ended with a HALT")
+        return len(self._steps)
+
+    def _all_done(self) -> int:
+        return max(self._done.values(), default=0)
+
+    def run(self, unit: int, nargs: int, unit_cycles: int | CyclesOfStart, *,
+            wait: bool = True, instruction: Instruction | None = None) -> TimelineStep:
+        """A RUN of ``unit`` with ``nargs`` argument words; ``unit_cycles`` is an int or
+        ``f(start_cycle) -> int`` (at least 1). ``wait=False`` is an async RUN."""
+        index = self._step()
+        check_int("unit", unit, 0, MAX_UNIT)
+        check_int("nargs", nargs, 0, MAX_IMM)
+        check_bool("wait", wait)
+        arrive = self._arrive
+        decode = max(arrive, self._done.get(unit, 0))
+        start = decode + nargs + 1
+        raw = unit_cycles(start) if callable(unit_cycles) else unit_cycles
+        cycles = check_positive("unit_cycles", int(raw))
+        done = start + cycles
+        self._done[unit] = done
+        self._arrive = done if wait else start + 1
+        step = TimelineStep(index, instruction, arrive, decode, start, done)
+        self._steps.append(step)
+        return step
+
+    def dvfs(self, ack_cycles: int, *, instruction: Instruction | None = None) -> TimelineStep:
+        """A DVFS whose ack comes ``ack_cycles`` (>= 0) after its first request cycle."""
+        index = self._step()
+        k = check_int("ack_cycles", int(ack_cycles), 0, 1 << 62)
+        decode = self._arrive
+        self._arrive = decode + 1 + k
+        step = TimelineStep(index, instruction, decode, decode, decode + 1, decode + 1 + k)
+        self._steps.append(step)
+        return step
+
+    def wait(self) -> TimelineStep:
+        """A WAIT: decoded once every started unit's done has come (its done cycle counts)."""
+        index = self._step()
+        arrive = self._arrive
+        decode = max(arrive, self._all_done())
+        self._arrive = decode + 1
+        step = TimelineStep(index, Wait(), arrive, decode)
+        self._steps.append(step)
+        return step
+
+    def halt(self) -> Timeline:
+        """The HALT: decoded like a WAIT, it retires in its decode cycle, ``cycles``."""
+        index = self._step()
+        arrive = self._arrive
+        decode = max(arrive, self._all_done())
+        self._steps.append(TimelineStep(index, Halt(), arrive, decode))
+        self._halted = True
+        return Timeline(tuple(self._steps), decode)
+
+
 class Sequencer(wiring.Component):
     """Program memory plus the FSM that executes it, one instruction after another.
 
     **Timing.** Let ``g`` be the cycle ``go`` is high while the sequencer is idle (the cycle
     of the host's CTRL write). ``busy`` is high from ``g + 1``; the program memory's read
-    port (1-cycle latency) already has word 0 then, and each instruction is *decoded* in the
-    cycle its header word is on the port. Counted from that decode cycle to the next
-    instruction's decode cycle, an instruction takes:
+    port (1-cycle latency) already has word 0 then. Each header *arrives* in the first cycle
+    ``a`` it is on the port with the sequencer ready to decode (word 0: ``a = g + 1``), and is
+    *decoded* (issued) in cycle ``d >= a``: ``d = a`` unless it must wait for a unit (a
+    *hazard*, below). A unit ``u`` is *pending* from the cycle after its ``start`` until and
+    including the cycle its ``done`` is high, ``D_u``, but it counts as free in that done
+    cycle (the ``pending`` output is the register, set the cycle after ``start``, cleared the
+    cycle after ``unit_done``; a ``unit_done`` is captured in any cycle, whatever the
+    sequencer is doing). Then, with unit cycles ``C`` (``start`` sampled in cycle ``s``,
+    ``done`` high in ``s + C``, ``C >= 1``, the unit contract of
+    :mod:`archsim.hw.accel.interface`):
 
-    * RUN of unit ``u`` with ``n`` argument words and unit cycles ``C`` (``start`` sampled
-      in cycle ``s``, ``done`` high in ``s + C``, the unit contract of
-      :mod:`archsim.hw.accel.interface`): ``n + 1 + C`` cycles -- ``n`` cycles load the
-      argument words into ``args[0..n-1]``, then ``start[u]`` is high for one cycle (``s``),
-      and the next header, fetched meanwhile, is decoded in the cycle ``done[u]`` is high.
-    * DVFS with ack latency ``k`` (``dvfs_req`` first high in cycle ``r``, ``dvfs_ack`` high
-      in ``r + k``, ``k >= 0``): ``1 + k`` cycles; the next header is decoded in the ack
-      cycle.
-    * HALT, decoded in cycle ``h``, retires at the end of ``h``: from ``h + 1`` ``busy`` is
-      0, ``done`` is 1 (and the CSR block's ``irq``).
+    * RUN of unit ``u`` with ``n`` argument words: ``d = max(a, D_u)`` (``D_u`` of ``u``'s
+      latest start; a unit never started has none), so a RUN of a still-pending unit waits
+      ``D_u - a`` cycles and is decoded in ``u``'s done cycle, whether the RUN is async or
+      not. Then ``n`` cycles ``d + 1 .. d + n`` load ``args[0..n-1]``, ``start[u]`` is high
+      in ``s = d + n + 1``, ``done[u]`` is high in ``s + C``. The next header arrives in
+      ``s + C`` (the done cycle; the default, ``wait=True``) or, an async RUN
+      (``wait=False``), in ``s + 1``.
+    * DVFS with ack latency ``k`` (``dvfs_req`` first high in ``r = d + 1``, ``dvfs_ack``
+      high in ``r + k``, ``k >= 0``): ``d = a``; the next header arrives in the ack cycle
+      ``d + 1 + k``.
+    * WAIT: ``d = max(a, D_u over every unit started so far)`` (decoded in the last done
+      cycle, or at once if no unit is pending); the next header arrives in ``d + 1``.
+    * HALT: decoded like a WAIT, ``h = max(a, every D_u)``, it retires at the end of ``h``:
+      from ``h + 1`` ``busy`` is 0, ``done`` is 1 (and the CSR block's ``irq``).
 
-    So ``cycles`` -- the number of cycles ``busy`` was high, ``h - g`` -- is exactly::
+    ``cycles`` -- the number of cycles ``busy`` was high -- is ``h - g``.
+    :meth:`timeline` gives every ``a``, ``d``, ``s`` and done cycle (counted from ``g = 0``)
+    and ``cycles``; :class:`TimelineBuilder` builds it one instruction at a time. Without
+    async RUNs nothing is ever pending at a decode, so the timing is the closed form::
 
-        cycles = 1 + sum over RUNs (n_i + 1 + C_i) + sum over DVFSs (1 + k_j)
+        cycles = 1 + sum over RUNs (n_i + 1 + C_i) + sum over DVFSs (1 + k_j) + #WAITs
 
-    (:meth:`program_cycles`). ``cycles`` counts live while busy and holds its value until the
-    next accepted ``go``; it wraps at 2**32.
+    (:meth:`program_cycles`; an async RUN costs ``n_i + 2`` there, plus any hazard waits).
+    ``cycles`` counts live while busy and holds its value until the next accepted ``go``; it
+    wraps at 2**32.
 
     **Errors.** A header is checked when decoded: an unknown opcode is error 1, a RUN whose
     unit index is ``units`` or more error 2, a RUN whose argument count differs from
     ``unit_args[u]`` (or, without ``unit_args``, exceeds ``max_args``) error 3, a DVFS whose
     domain is ``domains`` or more (or whose operating point is ``op_points[d]`` or more)
-    error 4. The run then stops like a HALT in that cycle (so a program stopped at
-    instruction ``j`` counts ``program_cycles(instructions[:j] + [Halt()])``), with
+    error 4. The run then stops like a HALT decoded in place of that header (it waits for
+    the pending units, so a program stopped at instruction ``j`` counts
+    ``program_cycles(instructions[:j] + [Halt()])``), with
     ``error`` set, ``error_code`` the code and ``pc`` the offending header's address.
 
     **Decisions** (BUS.md leaves them open): ``go`` while busy is ignored; the host's program
@@ -120,6 +270,8 @@ class Sequencer(wiring.Component):
         One-hot, high for one cycle per RUN.
     unit_done : Signal(units), in
         Each unit's ``done``.
+    pending : Signal(units), out
+        Per unit, started and its done not yet seen (the register described above).
     args : array of Signal(ARG_WIDTH), out
         The argument registers, ``max_args`` of them, valid while ``start`` is high.
     dvfs_req : Signal(1), out
@@ -128,7 +280,8 @@ class Sequencer(wiring.Component):
     dvfs_ack : Signal(1), in
     """
 
-    #: Cycles of the HALT's decode (the ``1 +`` of the cycle formula).
+    #: Cycles of the HALT's decode (the ``1 +`` of the cycle formula; also a WAIT's when
+    #: nothing is pending).
     HALT_CYCLES = 1
 
     def __init__(self, *, units: int, max_args: int, program_words: int = 1024,
@@ -174,6 +327,7 @@ class Sequencer(wiring.Component):
         members.update({
             "start": Out(units),
             "unit_done": In(units),
+            "pending": Out(units),
             "args": Out(ARG_WIDTH).array(max_args),
             "dvfs_req": Out(1),
             "dvfs_domain": Out(A_WIDTH),
@@ -224,45 +378,82 @@ class Sequencer(wiring.Component):
         return 1 + ack_cycles
 
     @staticmethod
-    def program_cycles(instructions: Sequence[Instruction], unit_cycles: Sequence[int],
+    def timeline(instructions: Sequence[Instruction],
+                 unit_cycles: Sequence[int] | UnitCyclesFn,
+                 dvfs_cycles: Sequence[int]) -> Timeline:
+        """Every executed instruction's cycles (:class:`Timeline`), exactly as the RTL runs.
+
+        Cycles are counted from the go write's cycle (0); ``Timeline.cycles`` is what the
+        CYCLES CSR reports. ``unit_cycles`` gives the ``i``-th executed RUN's unit cycles
+        (``start`` sampled to ``done`` high, at least 1), either as a sequence in program
+        order or as a callable ``f(i, start_cycle) -> cycles`` (for durations that depend on
+        when the unit starts, such as stalls); ``dvfs_cycles[j]`` is the ``j``-th DVFS's ack
+        latency. Execution ends at the first :class:`Halt`. The rules are the class
+        docstring's.
+
+        Raises
+        ------
+        ValueError
+            If there is no Halt, the sequences' lengths do not match the RUN/DVFS counts
+            before it, or a unit cycle count is below 1 or an ack latency below 0.
+        """
+        ran = dvfs = 0
+        for i, ins in enumerate(instructions):
+            if isinstance(ins, Halt):
+                break
+            if isinstance(ins, Run):
+                ran += 1
+            elif isinstance(ins, SetOperatingPoint):
+                dvfs += 1
+            elif not isinstance(ins, Wait):
+                raise TypeError(f"instructions[{i}] must be a Run, SetOperatingPoint, Wait or "
+                                f"Halt, not {ins!r}")
+        else:
+            raise ValueError("the program has no Halt, so its run never retires one")
+        if not callable(unit_cycles) and len(unit_cycles) != ran:
+            raise ValueError(f"unit_cycles has {len(unit_cycles)} entries; the program runs "
+                             f"{ran} RUNs before its Halt")
+        if len(dvfs_cycles) != dvfs:
+            raise ValueError(f"dvfs_cycles has {len(dvfs_cycles)} entries; the program runs "
+                             f"{dvfs} DVFS instructions before its Halt")
+        builder = TimelineBuilder()
+        r = j = 0
+        for ins in instructions:
+            if isinstance(ins, Halt):
+                return builder.halt()
+            if isinstance(ins, Run):
+                cycles: int | CyclesOfStart
+                if callable(unit_cycles):
+                    cycles = partial(unit_cycles, r)
+                else:
+                    cycles = int(unit_cycles[r])
+                builder.run(ins.unit, len(ins.args), cycles, wait=ins.wait, instruction=ins)
+                r += 1
+            elif isinstance(ins, SetOperatingPoint):
+                builder.dvfs(int(dvfs_cycles[j]), instruction=ins)
+                j += 1
+            else:
+                builder.wait()
+        raise AssertionError("unreachable: the Halt was found above")
+
+    @staticmethod
+    def program_cycles(instructions: Sequence[Instruction],
+                       unit_cycles: Sequence[int] | UnitCyclesFn,
                        dvfs_cycles: Sequence[int]) -> int:
-        """The ``cycles`` (CYCLES CSR) of a run of ``instructions``, exactly.
+        """The ``cycles`` (CYCLES CSR) of a run of ``instructions``, exactly:
+        ``timeline(instructions, unit_cycles, dvfs_cycles).cycles``.
 
         ``unit_cycles[i]`` is the ``i``-th executed RUN's unit cycles (``start`` sampled to
         ``done`` high), ``dvfs_cycles[j]`` the ``j``-th DVFS's ack latency. Execution ends
-        at the first :class:`Halt`; instructions after it are not counted. See the class
-        docstring for the formula.
+        at the first :class:`Halt`; instructions after it are not counted. Without async
+        RUNs this is the class docstring's closed form.
 
         Raises
         ------
         ValueError
             If there is no Halt, or the lengths do not match the RUN/DVFS counts before it.
         """
-        ran: list[Run] = []
-        dvfs = 0
-        for i, ins in enumerate(instructions):
-            if isinstance(ins, Halt):
-                break
-            if isinstance(ins, Run):
-                ran.append(ins)
-            elif isinstance(ins, SetOperatingPoint):
-                dvfs += 1
-            else:
-                raise TypeError(f"instructions[{i}] must be a Run, SetOperatingPoint or "
-                                f"Halt, not {ins!r}")
-        else:
-            raise ValueError("the program has no Halt, so its run never retires one")
-        if len(unit_cycles) != len(ran):
-            raise ValueError(f"unit_cycles has {len(unit_cycles)} entries; the program runs "
-                             f"{len(ran)} RUNs before its Halt")
-        if len(dvfs_cycles) != dvfs:
-            raise ValueError(f"dvfs_cycles has {len(dvfs_cycles)} entries; the program runs "
-                             f"{dvfs} DVFS instructions before its Halt")
-        total = Sequencer.HALT_CYCLES
-        total += sum(Sequencer.run_cycles(len(r.args), int(c))
-                     for r, c in zip(ran, unit_cycles, strict=True))
-        total += sum(Sequencer.dvfs_cycles(int(k)) for k in dvfs_cycles)
-        return total
+        return Sequencer.timeline(instructions, unit_cycles, dvfs_cycles).cycles
 
     def check_program(self, instructions: Sequence[Instruction]) -> None:
         """Raise ``ValueError`` (naming the instruction and the ERROR code the hardware
@@ -314,6 +505,13 @@ class Sequencer(wiring.Component):
         unit = Signal(max(1, (self._units - 1).bit_length()))
         nargs = Signal(range(self._max_args + 1))
         k = Signal(range(max(2, self._max_args)))
+        run_async = Signal()  # the RUN being issued goes on without waiting for its done
+
+        # Pending units: set the cycle after start, cleared the cycle after unit_done (captured
+        # in every cycle, whatever the FSM does). A unit counts as free in its done cycle.
+        running = Signal(self._units)
+        m.d.comb += running.eq(self.pending & ~self.unit_done)
+        m.d.sync += self.pending.eq((self.pending | self.start) & ~self.unit_done)
 
         # Header checks, from the word on the read port (used in every decode cycle).
         bad_unit = Signal()
@@ -344,10 +542,29 @@ class Sequencer(wiring.Component):
                          self.error_code.eq(code)]
             m.next = "IDLE"
 
+        # Whether the header on the port may issue now: a RUN once its unit is free, a DVFS at
+        # once, anything that stops the run (HALT, WAIT, an error) once no unit is running.
+        ready = Signal()
+        drained = ~running.any()
+        with m.Switch(opcode):
+            with m.Case(Opcode.RUN):
+                m.d.comb += ready.eq(Mux(bad_unit | bad_count, drained,
+                                         ~running.bit_select(field_a, 1)))
+            with m.Case(Opcode.DVFS):
+                m.d.comb += ready.eq(~bad_dvfs | drained)
+            with m.Default():
+                m.d.comb += ready.eq(drained)
+
         def decode() -> None:
             # The word on the read port is a header at address ra.
-            m.d.comb += advance.eq(1)
             m.d.sync += self.pc.eq(ra)
+            with m.If(~ready):
+                m.next = "DECODE"  # a hazard: hold the header (advance stays 0)
+            with m.Else():
+                issue()
+
+        def issue() -> None:
+            m.d.comb += advance.eq(1)
             with m.Switch(opcode):
                 with m.Case(Opcode.RUN):
                     with m.If(bad_unit):
@@ -355,7 +572,8 @@ class Sequencer(wiring.Component):
                     with m.Elif(bad_count):
                         stop(ERROR_ARG_COUNT)
                     with m.Else():
-                        m.d.sync += [unit.eq(field_a), nargs.eq(imm), k.eq(0)]
+                        m.d.sync += [unit.eq(field_a), nargs.eq(imm), k.eq(0),
+                                     run_async.eq(word[ASYNC_BIT])]
                         with m.If(imm == 0):
                             m.next = "START"
                         with m.Else():
@@ -367,6 +585,8 @@ class Sequencer(wiring.Component):
                         m.d.sync += [self.dvfs_req.eq(1), self.dvfs_domain.eq(field_a),
                                      self.dvfs_op.eq(imm)]
                         m.next = "DVFS"
+                with m.Case(Opcode.WAIT):
+                    m.next = "DECODE"
                 with m.Case(Opcode.HALT):
                     stop(ERROR_NONE)
                 with m.Default():
@@ -393,8 +613,12 @@ class Sequencer(wiring.Component):
                     m.next = "START"
             with m.State("START"):
                 m.d.comb += self.start.eq(Const(1, self._units) << unit)
-                m.next = "WAIT"
-            with m.State("WAIT"):
+                # The next header is on the port already; an async RUN decodes it next cycle.
+                with m.If(run_async):
+                    m.next = "DECODE"
+                with m.Else():
+                    m.next = "UNIT"
+            with m.State("UNIT"):
                 with m.If(self.unit_done.bit_select(unit, 1)):
                     decode()
             with m.State("DVFS"):
