@@ -231,7 +231,8 @@ class Sequencer(wiring.Component):
     ``error`` set, ``error_code`` the code and ``pc`` the offending header's address.
 
     **Decisions** (BUS.md leaves them open): ``go`` while busy is ignored; the host's program
-    memory writes are ignored while busy; the header's reserved bits, a HALT's fields and
+    memory writes are ignored while busy; the header's reserved bits (bit 16 of a non-RUN
+    header too), a HALT's or WAIT's fields and
     an argument word's bits above :data:`ARG_WIDTH` are ignored; ``pc`` and the fetch
     address wrap modulo ``program_words`` (a power of two); ``args[j]`` for ``j`` beyond the
     running unit's count keep their previous values; the unit-side done input is called
