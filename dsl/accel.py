@@ -17,6 +17,9 @@ invocations (with buffer offsets and sizes) and operating-point changes the cont
 >>> prog.run("sm", src_addr=0, dst_addr=0, rows=4, n=16)
 >>> compiled = npu.compile()                     # doctest: +SKIP
 
+``prog.start(unit, ...)`` invokes a unit without waiting for it and ``prog.wait()`` joins
+every unit so started, so units can run at once (sharing buffer ports by priority).
+
 The description is plain data; :meth:`Accelerator.compile` (:mod:`archsim.compilers.accel`,
 reached lazily) instantiates the units, checks every binding and program against them, and
 gives the three views: golden (the program run on numpy buffers), RTL (one top-level
@@ -38,7 +41,7 @@ if TYPE_CHECKING:
     from ..compilers.accel.compiled import CompiledAccelerator
 
 __all__ = ["Accelerator", "BufferSpec", "UnitSpec", "DomainSpec", "Program", "Run",
-           "SetOperatingPoint", "Instruction", "TECHNOLOGY_NAMES", "LIBRARY_UNIT_KINDS",
+           "SetOperatingPoint", "Wait", "Instruction", "TECHNOLOGY_NAMES", "LIBRARY_UNIT_KINDS",
            "MAIN_DOMAIN", "SourceLocation"]
 
 #: Memory technologies a buffer may name (their tables: :mod:`archsim.hw.models.memtech`).
@@ -195,10 +198,19 @@ class UnitSpec:
 
 @dataclass(frozen=True)
 class Run:
-    """Invoke unit ``unit`` with ``args`` (operand base addresses and sizes)."""
+    """Invoke unit ``unit`` with ``args`` (operand base addresses and sizes); with ``wait``
+    False the controller goes on without waiting for it (:meth:`Program.start`)."""
 
     unit: str
     args: dict[str, int]
+    where: SourceLocation = field(compare=False, repr=False)
+    wait: bool = True
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Wait until every unit started without waiting has finished (:meth:`Program.wait`)."""
+
     where: SourceLocation = field(compare=False, repr=False)
 
 
@@ -211,7 +223,7 @@ class SetOperatingPoint:
     where: SourceLocation = field(compare=False, repr=False)
 
 
-Instruction = Run | SetOperatingPoint
+Instruction = Run | SetOperatingPoint | Wait
 
 
 class Program:
@@ -226,7 +238,24 @@ class Program:
         self.steps: list[Instruction] = []
 
     def run(self, unit: str, **args: int) -> Program:
-        """Append an invocation of ``unit`` (a :class:`DSLError` names an unknown unit)."""
+        """Append an invocation of ``unit``; the controller waits for it to finish (a
+        :class:`DSLError` names an unknown unit)."""
+        return self._run(unit, args, wait=True)
+
+    def start(self, unit: str, **args: int) -> Program:
+        """Append an invocation of ``unit`` that the controller does not wait for: the next
+        steps run while it does, until :meth:`wait` (or the end of the program, or another
+        invocation of the same unit). Steps running at once must not write what another
+        reads or writes (checked when compiled); they share buffer ports by priority
+        (declaration order), so their time is then a bound."""
+        return self._run(unit, args, wait=False)
+
+    def wait(self) -> Program:
+        """Append a wait for every unit started with :meth:`start`."""
+        self.steps.append(Wait(_caller()))
+        return self
+
+    def _run(self, unit: str, args: dict[str, int], *, wait: bool) -> Program:
         where = _caller()
         if unit not in self.accelerator.units:
             raise where.error(f"program runs unit {unit!r}, which accelerator "
@@ -236,7 +265,7 @@ class Program:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise where.error(f"argument {key!r} of unit {unit!r} must be a "
                                   f"non-negative int, not {value!r}")
-        self.steps.append(Run(unit, dict(args), where))
+        self.steps.append(Run(unit, dict(args), where, wait))
         return self
 
     def set_operating_point(self, domain: str, point: str) -> Program:

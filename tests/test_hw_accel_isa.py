@@ -72,7 +72,7 @@ def test_every_opcode_nibble_decodes_or_is_rejected(opcode):
     (lambda: Run(300, ()), ValueError, "unit must be in 0..255, not 300"),
     (lambda: SetOperatingPoint(0, -2), ValueError, "op must be in 0..65535, not -2"),
     (lambda: encode([Halt(), "halt"]), TypeError,
-     r"instructions\[1\] must be a Run, SetOperatingPoint or Halt, not 'halt'"),
+     r"instructions\[1\] must be a Run, SetOperatingPoint, Wait or Halt, not 'halt'"),
 ])
 def test_encoder_errors_are_exact(call, exc, message):
     with pytest.raises(exc, match=f"^{message}$"):

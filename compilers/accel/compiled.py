@@ -31,6 +31,7 @@ from ...dsl.accel import (
     Run,
     SetOperatingPoint,
     UnitSpec,
+    Wait,
 )
 from ...errors import ConfigError, DSLError
 from ...hw.accel.interface import Operand, Unit
@@ -235,8 +236,19 @@ class CompiledAccelerator:
                            f"{program.accelerator.name!r}, not {self.name!r}")
         checked: list[dict[str, int]] = []
         words = 1  # the HALT
+        # Steps started without waiting and not yet joined: unit -> (step, its ranges).
+        running: dict[str, tuple[int, list[tuple[str, str, int, int]]]] = {}
         for k, step in enumerate(program.steps):
-            if isinstance(step, SetOperatingPoint):
+            if isinstance(step, Wait):
+                running.clear()
+            if isinstance(step, SetOperatingPoint | Wait):
+                for other, (j, _) in running.items():
+                    if isinstance(step, SetOperatingPoint) and \
+                            self.description.units[other].domain == step.domain:
+                        raise step.where.error(
+                            f"program step {k}: domain {step.domain!r} changes its operating "
+                            f"point while unit {other!r} (started at step {j}, not waited "
+                            "for) runs in it", hint="add program.wait() before this step")
                 checked.append({})
                 words += 1
                 continue
@@ -254,6 +266,12 @@ class CompiledAccelerator:
                     raise step.where.error(
                         f"program step {k}: unit {step.unit!r} {verb} {operand}[{first}:{end}]"
                         f" past the end of buffer {buf.name!r} ({buf.words} words)")
+            ranges = [(spec.bind[o], unit.contract.operand(o).direction, first, end)
+                      for o, (first, end) in unit.footprint(args).items() if end > first]
+            running.pop(step.unit, None)  # the controller waits for its previous invocation
+            self._check_overlap(k, step, ranges, running)
+            if not step.wait:
+                running[step.unit] = (k, ranges)
             checked.append(args)
             words += 1 + len(args)
         if words > self.description.program_words:
@@ -261,6 +279,21 @@ class CompiledAccelerator:
                 f"the program takes {words} words; accelerator {self.name!r} has "
                 f"program_words={self.description.program_words}")
         return checked
+
+    @staticmethod
+    def _check_overlap(k: int, step: Run, ranges: list[tuple[str, str, int, int]],
+                       running: dict[str, tuple[int, list[tuple[str, str, int, int]]]]) -> None:
+        """A step must not write what a unit still running reads or writes, nor read what it
+        writes: their order in time is not the program's."""
+        for other, (j, theirs) in running.items():
+            for buf, mine_dir, a0, a1 in ranges:
+                for buf2, their_dir, b0, b1 in theirs:
+                    if buf == buf2 and a0 < b1 and b0 < a1 and "write" in (mine_dir, their_dir):
+                        raise step.where.error(
+                            f"program step {k}: unit {step.unit!r} {mine_dir}s {buf}[{a0}:{a1}]"
+                            f" while unit {other!r} (started at step {j}, not waited for) "
+                            f"{their_dir}s {buf}[{b0}:{b1}]",
+                            hint="add program.wait() before this step, or use other addresses")
 
     def encode(self, program: Program) -> list[int]:
         """The program's words as the controller's program memory holds them (HALT last)."""
@@ -270,7 +303,10 @@ class CompiledAccelerator:
         for step, args in zip(program.steps, self.check_program(program), strict=True):
             if isinstance(step, Run):
                 order = self.units[step.unit].contract.all_args
-                words += isa.encode_run(self.unit_index(step.unit), [args[a] for a in order])
+                words += isa.encode_run(self.unit_index(step.unit), [args[a] for a in order],
+                                        wait=step.wait)
+            elif isinstance(step, Wait):
+                words += isa.encode_wait()
             else:
                 domain = self.description.domains[step.domain]
                 words += isa.encode_dvfs(self.domain_index(step.domain),

@@ -38,9 +38,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ...dsl.accel import Program, Run
+from ...dsl.accel import Program, Run, Wait
 from ...errors import ConfigError
-from ...hw.accel.controller import Sequencer
+from ...hw.accel.controller import TimelineBuilder
 from ...hw.models.dvfs import DVFSModel, OperatingPoint, dynamic_energy_scale
 
 if TYPE_CHECKING:
@@ -110,6 +110,10 @@ class ProgramReport:
     energy_j : dict of str to float
         The energy components (module docstring); they sum to :attr:`total_energy_j`.
     assumptions : tuple of str
+    cycles_without_contention : int or None
+        The cycles if units started together never met on a shared buffer port (a lower
+        bound of the RTL's when every unit's cycles are exact); :attr:`cycles` is then the
+        upper bound with each possible conflict counted.
     """
 
     steps: tuple[StepReport, ...]
@@ -118,6 +122,7 @@ class ProgramReport:
     time_s: float
     energy_j: dict[str, float]
     assumptions: tuple[str, ...] = field(default=())
+    cycles_without_contention: int | None = None
 
     @property
     def exact(self) -> bool:
@@ -211,15 +216,22 @@ def model_program(compiled: CompiledAccelerator, program: Program) -> ProgramRep
     stats = dict.fromkeys(compiled.stat_names(), 0)
     leakage_v_time: dict[str, float] = dict.fromkeys(compiled.buffers, 0.0)  # sum of V * dt
 
+    # The sequencer's timeline, step by step: a RUN's duration is its unit cycles plus the
+    # refresh stalls it meets from its start cycle.
+    builder = TimelineBuilder()
     steps: list[StepReport] = []
-    t = 0          # cycles since go; the first header is decoded in cycle 1
-    time_s = 0.0
-    decode = 1
+    # Cycle intervals [first, end) with the domain whose clock they run at, for the time.
+    busy: list[tuple[int, int, float]] = []
+    epochs: list[tuple[int, dict[str, float]]] = [
+        (0, {d: current[d][1].voltage_v for d in current})]
+    extra = _contention(compiled, program, checked)  # step -> contention cycles at most
     for k, (step, args) in enumerate(zip(program.steps, checked, strict=True)):
+        if isinstance(step, Wait):
+            builder.wait()
+            continue
         if isinstance(step, Run):
             unit = compiled.units[step.unit]
             spec = desc.units[step.unit]
-            nargs = len(args)
             try:
                 unit_cycles, exact = unit.cycles(args), True
             except ConfigError:
@@ -229,14 +241,26 @@ def model_program(compiled: CompiledAccelerator, program: Program) -> ProgramRep
                 if bound is None:
                     raise
                 unit_cycles, exact = int(bound(args)), False
-            start = decode + nargs + 1
-            stall = timeline.window(spec.bind.values(), start, unit_cycles + 1)
-            cycles = Sequencer.run_cycles(nargs, unit_cycles) + stall
+            found: dict[str, int] = {}
+
+            def duration(start: int, _c: int = unit_cycles, _b: object = spec.bind.values(),
+                         _f: dict[str, int] = found) -> int:
+                _f["stall"] = timeline.window(_b, start, _c + 1)  # type: ignore[arg-type]
+                return _c + _f["stall"]
+
+            if k in extra:
+                exact = False
+            tl = builder.run(compiled.unit_index(step.unit), len(args), duration,
+                             wait=step.wait)
+            stall = found["stall"]
+            assert tl.start is not None and tl.done is not None
             _, real = current[spec.domain]
-            dt = (nargs + 1) / f_main + (unit_cycles + stall) / real.frequency_hz
+            busy.append((tl.start, tl.done, real.frequency_hz))
             e = _unit_energy(compiled, step.unit, args, real.voltage_v, energy)
             stats["stall_cycles"] += stall
             stats[f"busy_{spec.domain}"] += unit_cycles + stall
+            cycles = (tl.done if step.wait else tl.start + 1) - tl.arrive
+            dt = (tl.start - tl.arrive) / f_main + (unit_cycles + stall) / real.frequency_hz
             steps.append(StepReport(k, "run", step.unit, spec.domain, real.voltage_v,
                                     real.frequency_hz, cycles, unit_cycles, stall, dt, e,
                                     exact))
@@ -245,24 +269,21 @@ def model_program(compiled: CompiledAccelerator, program: Program) -> ProgramRep
             v, f = desc.domains[step.domain].operating_points[step.point]
             new_decl = OperatingPoint(voltage_v=v, frequency_hz=f)
             move = dvfs.transition(old_decl, new_decl)
-            changes = bool(move.steps)
-            stall = move.stall_cycles(f_main) if changes else 0
-            cycles = Sequencer.dvfs_cycles(stall + 1)
-            dt = cycles / f_main
+            stall = move.stall_cycles(f_main) if move.steps else 0
+            tl = builder.dvfs(stall + 1)
+            assert tl.done is not None
             energy["dvfs"] += move.energy_j
             current[step.domain] = (new_decl, move.to_op)
+            epochs.append((tl.done, {d: current[d][1].voltage_v for d in current}))
+            cycles = tl.done - tl.arrive
             steps.append(StepReport(k, "dvfs", step.domain, step.domain, move.to_op.voltage_v,
-                                    move.to_op.frequency_hz, cycles, 0, stall, dt,
-                                    move.energy_j))
-        for b, spec_b in compiled.buffers.items():
-            leakage_v_time[b] += current[spec_b.domain][1].voltage_v * dt
-        decode += cycles
-        t += cycles
-        time_s += dt
-    total_cycles = 1 + t  # the HALT
-    time_s += 1 / f_main
-    for b, spec_b in compiled.buffers.items():
-        leakage_v_time[b] += current[spec_b.domain][1].voltage_v / f_main
+                                    move.to_op.frequency_hz, cycles, 0, stall,
+                                    cycles / f_main, move.energy_j))
+    total_cycles = builder.halt().cycles
+    upper = total_cycles
+    if extra:  # port contention: at most one frozen cycle per access a sharer wins
+        upper = _timeline_with_extra(compiled, program, checked, steps, extra, timeline)
+    time_s, leakage_v_time = _time_and_leakage(compiled, total_cycles, busy, epochs, f_main)
     for b, interval in intervals.items():
         count = total_cycles // interval
         stats[f"refreshes_{b}"] = count
@@ -272,16 +293,112 @@ def model_program(compiled: CompiledAccelerator, program: Program) -> ProgramRep
         # Leakage scales with V to first order (dvfs.leakage_power_scale): integrate V dt.
         energy[f"leakage:{b}"] = model.leakage_power_w(1.0) * leakage_v_time[b]
     return ProgramReport(
-        steps=tuple(steps), cycles=total_cycles, stats=stats, time_s=time_s, energy_j=energy,
+        steps=tuple(steps), cycles=upper, stats=stats, time_s=time_s, energy_j=energy,
+        cycles_without_contention=total_cycles,
         assumptions=(
             "units' logic leakage, the sequencer's, bus's and clock tree's energy are not "
             "modelled",
-            "all domains are simulated on one clock; each domain's cycles are converted to "
-            "time at its own frequency (exact for sequential programs)",
+            "all domains are simulated on one clock; each cycle is converted to time at the "
+            "slowest clock among the domains of the units busy in it (the main clock when "
+            "none is): exact for steps that run one after another",
             "refresh intervals are counted at the fastest clock of the buffer's domain",
             "DVFS regulator and PLL: the defaults of archsim.hw.models.dvfs "
             "(DVFS_DEFAULTS_SOURCES: mostly assumed)",
         ))
+
+
+def _overlaps(program: Program) -> dict[int, set[int]]:
+    """Which RUN steps may run at the same time: a step overlaps every step started without
+    waiting before it and not yet joined (by a WAIT, or by a later RUN of the same unit)."""
+    pairs: dict[int, set[int]] = {}
+    running: dict[str, int] = {}
+    for k, step in enumerate(program.steps):
+        if isinstance(step, Wait):
+            running.clear()
+        elif isinstance(step, Run):
+            running.pop(step.unit, None)
+            pairs.setdefault(k, set())
+            for j in running.values():
+                pairs[k].add(j)
+                pairs.setdefault(j, set()).add(k)
+            if not step.wait:
+                running[step.unit] = k
+    return pairs
+
+
+def _contention(compiled: CompiledAccelerator, program: Program,
+                checked: list[dict[str, int]]) -> dict[int, int]:
+    """Per RUN step, at most how many cycles it can lose on shared buffer ports: one per
+    access that an overlapping unit declared before it (which wins) makes on a port they
+    share."""
+    order = list(compiled.units)
+    out: dict[int, int] = {}
+    for k, partners in _overlaps(program).items():
+        step = program.steps[k]
+        assert isinstance(step, Run)
+        mine = {(p.buffer, p.direction, p.index) for p in compiled.ports
+                if any(u == step.unit for u, _ in p.users)}
+        total = 0
+        for j in partners:
+            other = program.steps[j]
+            assert isinstance(other, Run)
+            if order.index(other.unit) > order.index(step.unit):
+                continue
+            acts = compiled.units[other.unit].actions(checked[j])
+            for p in compiled.ports:
+                if (p.buffer, p.direction, p.index) in mine:
+                    total += sum(acts.get(f"{p.direction}:{operand}", 0)
+                                 for u, operand in p.users if u == other.unit)
+        if total:
+            out[k] = total
+    return out
+
+
+def _timeline_with_extra(compiled: CompiledAccelerator, program: Program,
+                         checked: list[dict[str, int]], steps: list[StepReport],
+                         extra: dict[int, int], refresh: _RefreshTimeline) -> int:
+    """The timeline's cycles with each step's contention bound added to its duration."""
+    builder = TimelineBuilder()
+    by_index = {s.index: s for s in steps}
+    for k, step in enumerate(program.steps):
+        if isinstance(step, Wait):
+            builder.wait()
+        elif isinstance(step, Run):
+            spec = compiled.description.units[step.unit]
+            c = by_index[k].unit_cycles + extra.get(k, 0)
+
+            def duration(start: int, _c: int = c, _b: object = spec.bind.values()) -> int:
+                return _c + refresh.window(_b, start, _c + 1)  # type: ignore[arg-type]
+
+            builder.run(compiled.unit_index(step.unit), len(checked[k]), duration,
+                        wait=step.wait)
+        else:
+            builder.dvfs(by_index[k].stall_cycles + 1)
+    return builder.halt().cycles
+
+
+def _time_and_leakage(compiled: CompiledAccelerator, total_cycles: int,
+                      busy: list[tuple[int, int, float]],
+                      epochs: list[tuple[int, dict[str, float]]],
+                      f_main: float) -> tuple[float, dict[str, float]]:
+    """Seconds of cycles ``1..total_cycles`` (each at the slowest clock among the units busy
+    in it, ``[start, done)``, else the main clock), and per buffer the integral of its
+    domain's voltage over time."""
+    cuts = sorted({1, total_cycles + 1, *(c for s, d, _ in busy for c in (s, d)),
+                   *(c for c, _ in epochs)})
+    time_s = 0.0
+    v_time = dict.fromkeys(compiled.buffers, 0.0)
+    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+        if b <= 1 or a > total_cycles:
+            continue
+        a, b = max(a, 1), min(b, total_cycles + 1)
+        clocks = [f for s, d, f in busy if s <= a < d]
+        dt = (b - a) / min(clocks, default=f_main)
+        time_s += dt
+        volts = next(v for c, v in reversed(epochs) if c <= a)
+        for name, spec in compiled.buffers.items():
+            v_time[name] += volts[spec.domain] * dt
+    return time_s, v_time
 
 
 def _unit_energy(compiled: CompiledAccelerator, unit_name: str, args: dict[str, int],
@@ -296,8 +413,9 @@ def _unit_energy(compiled: CompiledAccelerator, unit_name: str, args: dict[str, 
     for action, count in unit.actions(args).items():
         kind, _, operand = action.partition(":")
         if kind in ("read", "write") and operand in spec.bind:
+            # an access of a row port moves `lanes` elements; the memory prices elements
             rw = per_buffer.setdefault(spec.bind[operand], [0, 0])
-            rw[0 if kind == "read" else 1] += count
+            rw[0 if kind == "read" else 1] += count * unit.contract.operand(operand).lanes
         elif action in table:
             logic += count * table[action]
     logic *= scale

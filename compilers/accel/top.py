@@ -10,8 +10,10 @@ One :class:`AcceleratorTop` per :class:`~archsim.compilers.accel.compiled.Compil
   frozen in a cycle in which a buffer it is bound to refreshes, or its domain changes its
   operating point (the unit contract of :mod:`archsim.hw.accel.interface`);
 * the buffer ports planned by :func:`~archsim.compilers.accel.compiled.compile_accelerator`:
-  a port shared by several units is driven by the one that is busy (the sequencer runs one
-  unit at a time), and a frozen unit's accesses are not performed;
+  a port shared by several units is granted to the requesting unit declared first (units run
+  at once after ``Program.start``); the others are frozen for that cycle and ask again, a
+  frozen unit's accesses are not performed, and each user of a shared read port keeps the
+  data of its own last read (as an unshared port holds it);
 * one :class:`~archsim.hw.accel.dvfs.DVFSController` per regulated domain, clocked with the
   controller in the ``main`` domain.
 
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from amaranth.hdl import EnableInserter, Module, Signal, Value
+from amaranth.hdl import Const, EnableInserter, Module, Mux, Signal, Value
 from amaranth.lib import wiring
 
 from ...hw.accel.bus import (
@@ -50,6 +52,14 @@ if TYPE_CHECKING:
     from .compiled import CompiledAccelerator, PortPlan
 
 __all__ = ["AcceleratorTop"]
+
+
+def _count(bits: list[Value]) -> Value:
+    """How many of ``bits`` are high."""
+    total: Value = Const(0, 1)
+    for b in bits:
+        total = total + b
+    return total
 
 
 def _any(values: list[Value]) -> Value:
@@ -133,16 +143,16 @@ class AcceleratorTop(wiring.Component):
             domain_stall[dom.name] = ctrl.stall[0]
         m.d.comb += seq.dvfs_ack.eq(_any(acks))
 
-        # Units: frozen while a bound buffer refreshes or their domain changes point.
+        # Units: frozen while a bound buffer refreshes, their domain changes point, or a unit
+        # declared before them takes a port they both want in that cycle.
         enables: dict[str, Signal] = {}
         busy_of: dict[str, Value] = {}
-        stall_cycles: list[Value] = []
+        stall_of: dict[str, Value] = {}
         for u, (name, unit) in enumerate(unit_items):
             spec = desc.units[name]
-            stall = _any([buffers[b].stall for b in sorted(set(spec.bind.values()))]
-                         + [domain_stall[spec.domain]])
+            stall_of[name] = _any([buffers[b].stall for b in sorted(set(spec.bind.values()))]
+                                  + [domain_stall[spec.domain]])
             enable = Signal(name=f"en_{name}")
-            m.d.comb += enable.eq(~stall)
             enables[name] = enable
             m.submodules[f"unit_{name}"] = EnableInserter({"sync": enable})(unit)
             # A start that meets a frozen cycle waits for the next enabled one.
@@ -156,7 +166,21 @@ class AcceleratorTop(wiring.Component):
             for k, arg in enumerate(unit.contract.all_args):
                 m.d.comb += getattr(unit, f"arg_{arg}").eq(seq.args[k])
             busy_of[name] = unit.busy
-            stall_cycles.append(unit.busy & ~enable)
+
+        # Port arbitration (units run concurrently after async starts): on a shared port the
+        # requesting unit declared first wins; a loser is frozen for the cycle and asks again.
+        # Priority follows declaration order everywhere, so the enables form no loop.
+        lose: dict[str, list[Value]] = {name: [] for name in units}
+        for plan in c.ports:
+            earlier: list[Value] = []
+            for unit_name, operand in plan.users:
+                uport = getattr(units[unit_name], operand)
+                wants = busy_of[unit_name] & uport.en
+                if earlier:
+                    lose[unit_name].append(wants & _any(earlier))
+                earlier.append(wants & enables[unit_name])
+        for name in units:
+            m.d.comb += enables[name].eq(~(stall_of[name] | _any(lose[name])))
 
         for plan in c.ports:
             mem = buffers[plan.buffer]
@@ -164,19 +188,21 @@ class AcceleratorTop(wiring.Component):
                              busy_of, enables)
 
         # Statistics for the CSRs (the model predicts each; the tests compare).
+        # Unit-cycles, summed over units (several may be busy at once).
         stats = c.stat_names()
-        values: dict[str, Value] = {"stall_cycles": _any(stall_cycles)}
+        values: dict[str, Value] = {"stall_cycles": _count(
+            [busy_of[n] & ~enables[n] for n in units])}
         for dom in domains:
-            busy_here = [busy_of[n] for n, s in desc.units.items() if s.domain == dom.name]
-            values[f"busy_{dom.name}"] = _any(busy_here)
+            values[f"busy_{dom.name}"] = _count(
+                [busy_of[n] for n, s in desc.units.items() if s.domain == dom.name])
         for name, mem in buffers.items():
             values[f"refreshes_{name}"] = mem.stall
         for name in stats:
             count = Signal(32, name=f"count_{name}")
             with m.If(csr.go & ~seq.busy):
                 m.d.sync += count.eq(0)
-            with m.Elif(seq.busy & values[name]):
-                m.d.sync += count.eq(count + 1)
+            with m.Elif(seq.busy):
+                m.d.sync += count.eq(count + values[name])
             m.d.comb += getattr(csr, f"stat_{name}").eq(count)
         return m
 
@@ -186,10 +212,19 @@ class AcceleratorTop(wiring.Component):
         """Drive one buffer port from the busy unit among its users (one runs at a time)."""
         users = [(getattr(units[u], o), busy_of[u] & enables[u]) for u, o in plan.users]
         if plan.direction == "read":
-            for uport, _ in users:
-                m.d.comb += uport.data.eq(port.data)
+            if len(users) == 1:
+                m.d.comb += users[0][0].data.eq(port.data)  # the memory holds it for its user
+            for k, (uport, active) in enumerate(users if len(users) > 1 else []):
+                # A shared port's data changes with the next user's read: each user keeps the
+                # data of its own last read, as an unshared port holds it.
+                fresh = Signal(name=f"{plan.buffer}_r{plan.index}_fresh{k}")
+                held = Signal.like(port.data, name=f"{plan.buffer}_r{plan.index}_held{k}")
+                m.d.sync += fresh.eq(active & uport.en)
+                with m.If(fresh):
+                    m.d.sync += held.eq(port.data)
+                m.d.comb += uport.data.eq(Mux(fresh, port.data, held))
         for k, (uport, active) in enumerate(users):
-            with (m.If(active) if k == 0 else m.Elif(active)):
-                m.d.comb += [port.addr.eq(uport.addr), port.en.eq(uport.en)]
+            with (m.If(active & uport.en) if k == 0 else m.Elif(active & uport.en)):
+                m.d.comb += [port.addr.eq(uport.addr), port.en.eq(1)]
                 if plan.direction == "write":
                     m.d.comb += port.data.eq(uport.data)

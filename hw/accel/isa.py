@@ -210,7 +210,7 @@ def encode(instructions: Iterable[Instruction]) -> list[int]:
     for i, ins in enumerate(instructions):
         if not isinstance(ins, (Run, SetOperatingPoint, Wait, Halt)):
             # The message predates Wait and is pinned by tests; Wait is accepted too.
-            raise TypeError(f"instructions[{i}] must be a Run, SetOperatingPoint or Halt, "
+            raise TypeError(f"instructions[{i}] must be a Run, SetOperatingPoint, Wait or Halt, "
                             f"not {ins!r}")
         words.extend(ins.words())
     return words
