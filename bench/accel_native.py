@@ -20,7 +20,8 @@ both time their simulation loop with ``std::chrono`` inside the executable. Prin
 of each, their ratio, Verilog generation time and build times; C is checked against numpy.
 
 ``--design accel_native:npu_design`` (from ``bench/``) runs the example NPU of the accelerator
-DSL at 16 x 16 MACs (:func:`npu_design`). ``--design module:factory`` runs another design: ``factory()`` returns
+DSL at 16 x 16 MACs (:func:`npu_design`), ``--design accel_native:gemm_accel_design`` a DSL
+accelerator of the GEMM unit alone (:func:`gemm_accel_design`). ``--design module:factory`` runs another design: ``factory()`` returns
 ``(component, job)`` or ``(component, job, check)`` -- a ``wiring.Component`` with the bus
 ports, a ``NativeJob``, and optionally ``check(reads)`` raising on wrong results. The
 comparison main for such a design cannot be written by hand in advance, so it is generated
@@ -49,7 +50,8 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["SystolicAccel", "systolic_design", "npu_design", "run_benchmark", "HANDWRITTEN_MAIN"]
+__all__ = ["SystolicAccel", "systolic_design", "npu_design", "gemm_accel_design",
+           "run_benchmark", "HANDWRITTEN_MAIN"]
 
 CTRL, CYCLES, K_CSR, REPS_CSR = 0, 1, 5, 6
 REGION_A, REGION_B, REGION_C = 2, 3, 4
@@ -384,6 +386,26 @@ def _run_main(exe: Path, design: str | None, job: Any, size: int, k: int, reps: 
     return words, cycles, wall_ns * 1e-9, runs
 
 
+def gemm_accel_design(*, size: int = 16, gemms: int = 24
+                      ) -> tuple[Any, Any, Callable[..., None]]:
+    """A 256-MAC accelerator written with the accelerator DSL and nothing else: the ``gemm``
+    unit (``size x size``) with its three buffers, the controller and the bus, running the
+    same program as :func:`npu_design`."""
+    return _gemm_program_design(_gemm_accelerator(size), gemms)
+
+
+def _gemm_accelerator(size: int) -> Any:
+    from archsim.dsl.accel import Accelerator
+
+    acc = Accelerator(name=f"gemm{size}")
+    acc.buffer("act", words=4096, width=8, banks=size)
+    acc.buffer("wgt", words=4096, width=8, banks=size)
+    acc.buffer("acc", words=4096, width=32, banks=size)
+    acc.unit("gemm", "gemm", rows=size, cols=size,
+             bind={"a": "act", "b": "wgt", "c": "acc", "c_in": "acc"})
+    return acc
+
+
 def npu_design(*, size: int = 16, gemms: int = 24) -> tuple[Any, Any, Callable[..., None]]:
     """The example NPU of ``archsim.dsl.examples.npu`` at ``size x size`` MACs (256 by
     default) as a ``--design``: its own top level (bus, sequencer, buffers, GEMM array,
@@ -391,9 +413,16 @@ def npu_design(*, size: int = 16, gemms: int = 24) -> tuple[Any, Any, Callable[.
     x 64 int8 GEMMs; ``check`` compares every buffer read back with the golden run and the
     CYCLES CSR with the model."""
     from archsim.dsl.examples.npu import small_npu
-    from archsim.sim.rtl.accel_run import build_job, native_job
 
     npu = small_npu(rows=size, cols=size, words=(4096, 4096, 4096, 256), name="npu16")
+    return _gemm_program_design(npu, gemms)
+
+
+def _gemm_program_design(npu: Any, gemms: int) -> tuple[Any, Any, Callable[..., None]]:
+    """``gemms`` accumulating 64 x 64 x 64 GEMMs on an accelerator with a ``gemm`` unit over
+    ``act``/``wgt``/``acc`` buffers, checked against its golden run and model."""
+    from archsim.sim.rtl.accel_run import build_job, native_job
+
     program = npu.program()
     for _ in range(gemms):
         program.run("gemm", a_addr=0, b_addr=0, c_addr=0, c_in_addr=0, m=64, k=64, n=64,

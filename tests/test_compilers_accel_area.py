@@ -20,3 +20,9 @@ def test_area_components():
     assert report.total_mm2 == pytest.approx(sum(report.logic_mm2.values())
                                              + sum(report.memory_mm2.values()))
     assert "total" in str(report) and len(report.rows()) == 4
+
+
+def test_area_reports_progress_per_block():
+    seen = []
+    tiny_accelerator().compile().area(progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 2), (2, 2)]  # the unit, then the controller

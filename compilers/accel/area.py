@@ -22,6 +22,7 @@ from ...hw.accel.dvfs import DVFSController
 from ...hw.models.dvfs import OperatingPoint
 from ...hw.models.memtech import MemoryModel
 from ...hw.synth import synthesize
+from ...loading import ProgressCallback
 
 if TYPE_CHECKING:
     from .compiled import CompiledAccelerator
@@ -109,23 +110,35 @@ def _tie(m: Module, outer: object, inner: object, inward: bool) -> None:
     m.d.comb += inner.eq(outer) if inward else outer.eq(inner)  # type: ignore[attr-defined]
 
 
-def accelerator_area(compiled: CompiledAccelerator, *, node: str = "nangate45") -> AreaReport:
-    """The :class:`AreaReport` of ``compiled`` (see the module docstring)."""
+def accelerator_area(compiled: CompiledAccelerator, *, node: str = "nangate45",
+                     progress: ProgressCallback | None = None) -> AreaReport:
+    """The :class:`AreaReport` of ``compiled`` (see the module docstring); ``progress`` is
+    told ``(blocks synthesized, blocks)`` as each block finishes (synthesis is cached, but a
+    cold run of a whole accelerator takes minutes)."""
+    regulated = [d for d in compiled.description.domains.values() if d.regulated]
+    blocks = len(compiled.units) + 1 + len(regulated)
     logic: dict[str, float] = {}
+
+    def done() -> None:
+        if progress is not None:
+            progress(len(logic), blocks)
+
     for name, unit in compiled.fresh_units().items():
         logic[f"unit:{name}"] = synthesize(unit, name=f"{compiled.name}_{name}", node=node,
                                            fpga=False).area_mm2
+        done()
     logic["controller"] = synthesize(_Controller(compiled), name=f"{compiled.name}_ctrl",
                                      node=node, fpga=False).area_mm2
-    for dom in compiled.description.domains.values():
-        if dom.regulated:
-            ctrl = DVFSController(
-                operating_points=[OperatingPoint(voltage_v=v, frequency_hz=f)
-                                  for v, f in dom.operating_points.values()],
-                ldo=compiled.ldo, adpll=compiled.adpll,
-                clock_hz=compiled.controller_clock_hz, domains=1)
-            logic[f"dvfs:{dom.name}"] = synthesize(ctrl, name=f"{compiled.name}_dvfs_{dom.name}",
-                                                   node=node, fpga=False).area_mm2
+    done()
+    for dom in regulated:
+        ctrl = DVFSController(
+            operating_points=[OperatingPoint(voltage_v=v, frequency_hz=f)
+                              for v, f in dom.operating_points.values()],
+            ldo=compiled.ldo, adpll=compiled.adpll,
+            clock_hz=compiled.controller_clock_hz, domains=1)
+        logic[f"dvfs:{dom.name}"] = synthesize(ctrl, name=f"{compiled.name}_dvfs_{dom.name}",
+                                               node=node, fpga=False).area_mm2
+        done()
     memory = {f"buffer:{b}": compiled.memory_model(b).area_mm2 for b in compiled.buffers}
     memory["program"] = MemoryModel(technology="sram", words=compiled.program_words_pow2,
                                     width=32).area_mm2

@@ -47,6 +47,7 @@ from ...hw.models.dvfs import (
     default_vf_curve,
 )
 from ...hw.models.memtech import MemoryModel
+from ...loading import ProgressCallback
 
 if TYPE_CHECKING:
     from amaranth.lib import wiring
@@ -367,11 +368,12 @@ class CompiledAccelerator:
 
         return to_verilog(self.top(), name=self.name)
 
-    def area(self, *, node: str = "nangate45") -> AreaReport:
+    def area(self, *, node: str = "nangate45",
+             progress: ProgressCallback | None = None) -> AreaReport:
         """Logic area from synthesis plus memory macros (:mod:`archsim.compilers.accel.area`)."""
         from .area import accelerator_area
 
-        return accelerator_area(self, node=node)
+        return accelerator_area(self, node=node, progress=progress)
 
     def model(self, program: Program) -> ProgramReport:
         """Cycles, time and energy of ``program`` (:mod:`archsim.compilers.accel.model`)."""

@@ -212,4 +212,9 @@ def register(app: typer.Typer) -> None:
         node: Annotated[str, typer.Option("--node", help="Cell-area table.")] = "nangate45",
     ) -> None:
         """Logic area from synthesis (Yosys) plus memory macros of each buffer's technology."""
-        typer.echo(str(load_accelerator(target).compile().area(node=node)))
+        from .common import progress_bar
+
+        compiled = load_accelerator(target).compile()
+        with progress_bar("synthesizing") as progress:
+            report = compiled.area(node=node, progress=progress)
+        typer.echo(str(report))
