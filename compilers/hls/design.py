@@ -213,7 +213,9 @@ class Design:
         return synthesize(self.make_component(), name=self.name, node=node, fpga=fpga)
 
     def simulate(self, *args: object, backend: str = "pysim") -> HLSRunResult:
-        """Run the RTL to ``done`` on these arguments (see :mod:`archsim.sim.rtl.hls_run`)."""
+        """Run the RTL to ``done`` on these arguments (see :mod:`archsim.sim.rtl.hls_run`):
+        ``backend`` is ``"pysim"``, ``"verilator"`` (under cocotb) or ``"native"`` (Verilator
+        under a generated C++ harness, no Python per clock edge: the fastest)."""
         from ...sim.rtl.hls_run import run_design  # sim sits above compilers: a lazy reach
 
         return run_design(self, args, backend=backend)

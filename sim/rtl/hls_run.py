@@ -36,8 +36,9 @@ __all__ = ["HLSRunResult", "run_design", "BACKENDS", "KernelValue"]
 #: What a kernel returns: an int (a float for ``Fixed``), a tuple of those, or None.
 KernelValue = int | float | tuple[int | float, ...] | None
 
-#: Backends of :func:`run_design`.
-BACKENDS = ("pysim", "verilator")
+#: Backends of :func:`run_design`: Amaranth's simulator, Verilator under cocotb, and
+#: Verilator under a generated C++ harness (:mod:`archsim.sim.rtl.hls_native`).
+BACKENDS = ("pysim", "verilator", "native")
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,10 @@ def run_design(design: Design, args: tuple[object, ...], *, backend: str = "pysi
         max_cycles = 4 * design.cycles(*args, worst_case=True) + 1000
     if backend == "pysim":
         return _run_pysim(design, init, scalars, max_cycles)
+    if backend == "native":
+        from .hls_native import run_design_native
+
+        return run_design_native(design, init, scalars, max_cycles)
     return _run_verilator(design, init, scalars, max_cycles)
 
 
