@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,8 +24,7 @@ if TYPE_CHECKING:
     from ...dsl.accel import Program
     from .native import NativeJob
 
-__all__ = ["AcceleratorRunResult", "run_accelerator", "BACKENDS", "BusJob", "build_job",
-           "native_job"]
+__all__ = ["AcceleratorRunResult", "run_accelerator", "BACKENDS", "build_job"]
 
 #: Backends of :func:`run_accelerator`.
 BACKENDS = ("verilator", "pysim")
@@ -50,6 +49,8 @@ class AcceleratorRunResult:
     build_time_s : float
     build_cached : bool
     backend : str
+    job_cycles : int
+        Every cycle the bus job took: loads, the run and the read-back.
     """
 
     buffers: dict[str, np.ndarray]
@@ -61,34 +62,11 @@ class AcceleratorRunResult:
     build_time_s: float = 0.0
     build_cached: bool = False
     job_cycles: int = 0
-    extra: dict[str, float] = field(default_factory=dict)
 
     @property
     def cycles_per_s(self) -> float:
         """Simulated cycles (the whole job: loads, run, read-back) per wall second."""
         return self.job_cycles / self.wall_time_s if self.wall_time_s > 0 else float("inf")
-
-
-@dataclass
-class BusJob:
-    """A host's bus transactions: ``("write", addr, words)``, ``("run", max_cycles)`` (clock
-    until ``irq``), ``("read", addr, count)``."""
-
-    ops: list[tuple[Any, ...]] = field(default_factory=list)
-
-    def write(self, addr: int, words: list[int]) -> None:
-        """Write consecutive words from ``addr``."""
-        if words:
-            self.ops.append(("write", addr, [int(w) for w in words]))
-
-    def read(self, addr: int, count: int) -> int:
-        """Read ``count`` consecutive words; returns the index of this read's result."""
-        self.ops.append(("read", addr, count))
-        return sum(op[0] == "read" for op in self.ops) - 1
-
-    def run(self, max_cycles: int) -> None:
-        """Clock until ``irq`` rises (at most ``max_cycles``)."""
-        self.ops.append(("run", max_cycles))
 
 
 def _nonzero_runs(words: np.ndarray) -> list[tuple[int, np.ndarray]]:
@@ -108,7 +86,7 @@ def _nonzero_runs(words: np.ndarray) -> list[tuple[int, np.ndarray]]:
 
 
 def build_job(compiled: CompiledAccelerator, program: Program,
-              buffers: Mapping[str, np.ndarray], max_cycles: int) -> tuple[BusJob, dict[str, int]]:
+              buffers: Mapping[str, np.ndarray], max_cycles: int) -> tuple[NativeJob, dict[str, int]]:
     """The bus job of one run, and the index of each read's result by name."""
     from ...hw.accel.bus import (
         CSR_CTRL,
@@ -121,24 +99,30 @@ def build_job(compiled: CompiledAccelerator, program: Program,
         buffer_region,
         bus_address,
     )
+    from .native import NativeJob
 
     words = compiled.encode(program)
     state = compiled.initial_buffers(buffers)
-    job = BusJob()
-    for k, (name, spec) in enumerate(compiled.buffers.items()):
+    job = NativeJob()
+    reads: dict[str, int] = {}
+
+    def read(name: str, addr: int, count: int) -> None:
+        reads[name] = len(reads)
+        job.read(addr, count)
+
+    for k, name in enumerate(compiled.buffers):
         for start, run in _nonzero_runs(state[name]):
-            job.write(bus_address(buffer_region(k), start), run.tolist())
-        del spec
+            job.write(bus_address(buffer_region(k), start), run)
     job.write(bus_address(REGION_PROGRAM, 0), words)
     job.write(bus_address(REGION_CSR, CSR_CTRL), [CTRL_GO])
-    job.run(max_cycles)
-    reads = {"cycles": job.read(bus_address(REGION_CSR, CSR_CYCLES), 1),
-             "error": job.read(bus_address(REGION_CSR, CSR_ERROR), 1)}
+    job.run_until("irq", max_cycles=max_cycles)
+    read("cycles", bus_address(REGION_CSR, CSR_CYCLES), 1)
+    read("error", bus_address(REGION_CSR, CSR_ERROR), 1)
     stats = compiled.stat_names()
     if stats:
-        reads["stats"] = job.read(bus_address(REGION_CSR, CSR_STATS), len(stats))
+        read("stats", bus_address(REGION_CSR, CSR_STATS), len(stats))
     for k, (name, spec) in enumerate(compiled.buffers.items()):
-        reads[f"buffer:{name}"] = job.read(bus_address(buffer_region(k), 0), spec.words)
+        read(f"buffer:{name}", bus_address(buffer_region(k), 0), spec.words)
     return job, reads
 
 
@@ -165,11 +149,9 @@ def run_accelerator(compiled: CompiledAccelerator, program: Program,
     else:
         from .native import run_native
 
-        native = run_native(compiled.verilog(), toplevel=compiled.name,
-                            job=native_job(job))
+        native = run_native(compiled.verilog(), toplevel=compiled.name, job=job)
         results = [np.asarray(r, dtype=np.int64) for r in native.reads]
-        job_cycles = int(sum(native.run_cycles)) + sum(
-            len(op[2]) if op[0] == "write" else op[2] for op in job.ops if op[0] != "run")
+        job_cycles = native.cycles
         wall_s, build_s, cached = native.wall_time_s, native.build_time_s, native.build_cached
     stats = compiled.stat_names()
     stat_values = results[reads["stats"]].tolist() if stats else []
@@ -182,24 +164,12 @@ def run_accelerator(compiled: CompiledAccelerator, program: Program,
         build_time_s=build_s, build_cached=cached, job_cycles=job_cycles)
 
 
-def native_job(job: BusJob) -> NativeJob:
-    """The :class:`~archsim.sim.rtl.native.NativeJob` doing ``job``."""
-    from .native import NativeJob
-
-    native = NativeJob()
-    for op in job.ops:
-        if op[0] == "write":
-            native.write(op[1], op[2])
-        elif op[0] == "read":
-            native.read(op[1], op[2])
-        else:
-            native.run_until("irq", max_cycles=op[1])
-    return native
-
-
 def _run_pysim(compiled: CompiledAccelerator,
-               job: BusJob) -> tuple[list[np.ndarray], int, float]:
+               job: NativeJob) -> tuple[list[np.ndarray], int, float]:
+    """Drive ``job``'s bus transactions from an Amaranth testbench, as the C++ harness does."""
     from amaranth.sim import Simulator
+
+    from .native import NativeRead, NativeWrite
 
     top = compiled.top()
     results: list[np.ndarray] = []
@@ -207,32 +177,31 @@ def _run_pysim(compiled: CompiledAccelerator,
 
     async def bench(ctx: Any) -> None:
         for op in job.ops:
-            if op[0] == "write":
+            if isinstance(op, NativeWrite):
                 ctx.set(top.bus_we, 1)
-                for k, word in enumerate(op[2]):
-                    ctx.set(top.bus_addr, op[1] + k)
+                for k, word in enumerate(op.words.tolist()):
+                    ctx.set(top.bus_addr, op.addr + k)
                     ctx.set(top.bus_wdata, word)
                     await ctx.tick()
                 ctx.set(top.bus_we, 0)
-                counter["cycles"] += len(op[2])
-            elif op[0] == "read":
+            elif isinstance(op, NativeRead):
                 words = []
                 ctx.set(top.bus_re, 1)
-                for k in range(op[2]):
-                    ctx.set(top.bus_addr, op[1] + k)
+                for k in range(op.count):
+                    ctx.set(top.bus_addr, op.addr + k)
                     await ctx.tick()
                     words.append(ctx.get(top.bus_rdata))
                 ctx.set(top.bus_re, 0)
                 results.append(np.array(words, dtype=np.int64))
-                counter["cycles"] += op[2]
             else:
                 n = 0
-                while not ctx.get(top.irq):
+                while not ctx.get(getattr(top, op.signal)):
                     await ctx.tick()
                     n += 1
-                    if n > op[1]:
-                        raise SimulationError(f"accelerator {compiled.name!r}: irq did not "
-                                              f"rise within {op[1]} cycles", signal="irq")
+                    if op.max_cycles is not None and n > op.max_cycles:
+                        raise SimulationError(f"accelerator {compiled.name!r}: {op.signal} "
+                                              f"did not rise within {op.max_cycles} cycles",
+                                              signal=op.signal)
                 counter["cycles"] += n
 
     sim = Simulator(top)
@@ -240,4 +209,4 @@ def _run_pysim(compiled: CompiledAccelerator,
     sim.add_testbench(bench)
     start = time.perf_counter()
     sim.run()
-    return results, counter["cycles"], time.perf_counter() - start
+    return results, counter["cycles"] + job.cycles_without_runs, time.perf_counter() - start
