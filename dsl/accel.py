@@ -31,18 +31,18 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..errors import DSLError
+from ..errors import ConfigError, DSLError
 
 if TYPE_CHECKING:
     from ..compilers.accel.compiled import CompiledAccelerator
 
 __all__ = ["Accelerator", "BufferSpec", "UnitSpec", "DomainSpec", "Program", "Run",
            "SetOperatingPoint", "Wait", "Instruction", "TECHNOLOGY_NAMES", "LIBRARY_UNIT_KINDS",
-           "MAIN_DOMAIN", "SourceLocation"]
+           "MAIN_DOMAIN", "SourceLocation", "as_accelerator", "as_program"]
 
 #: Memory technologies a buffer may name (their tables: :mod:`archsim.hw.models.memtech`).
 TECHNOLOGY_NAMES = ("sram", "edram", "reram")
@@ -457,5 +457,27 @@ def _point(where: SourceLocation, domain: str, name: str, value: object) -> tupl
     return voltage_v, frequency_hz
 
 
-#: A unit factory, as :meth:`Accelerator.unit` accepts it.
-UnitFactory = Callable[..., object]
+def as_accelerator(obj: object, *, name: str, field: str) -> Accelerator:
+    """``obj`` if it is an :class:`Accelerator`, else what it returns when called with no
+    arguments (a factory); a :class:`ConfigError` about ``name`` (the object's import path)
+    and ``field`` otherwise."""
+    if callable(obj) and not isinstance(obj, Accelerator):
+        try:
+            obj = obj()
+        except TypeError as exc:  # a function of some other signature
+            raise ConfigError(f"'{name}' is not a factory of an accelerator (called with no "
+                              f"arguments: {exc})", field=field) from None
+    if not isinstance(obj, Accelerator):
+        raise ConfigError(f"'{name}' is not an archsim.dsl.accel.Accelerator nor a factory of "
+                          "one", field=field)
+    return obj
+
+
+def as_program(built: object, *, name: str, field: str) -> Program:
+    """What a program builder ``name`` returned: a :class:`Program`, or a tuple whose first
+    item is one (``(program, layout)``); a :class:`ConfigError` naming ``field`` otherwise."""
+    program = built[0] if isinstance(built, tuple) and built else built
+    if not isinstance(program, Program):
+        raise ConfigError(f"'{name}' returned {type(program).__name__}, not a Program",
+                          field=field)
+    return program

@@ -37,35 +37,20 @@ class AccelBackend(StrEnum):
 
 def load_accelerator(target: str) -> Accelerator:
     """Import ``TARGET`` and return the :class:`Accelerator` it names (or its factory builds)."""
-    from ...dsl.accel import Accelerator
+    from ...dsl.accel import as_accelerator
 
     module, name = import_target(target, field="accelerator", what="accelerator")
-    obj = getattr(module, name, None)
-    if callable(obj) and not isinstance(obj, Accelerator):
-        try:
-            obj = obj()
-        except TypeError as exc:
-            raise ConfigError(f"{target} is not a factory of an accelerator (called with no "
-                              f"arguments: {exc})", field="accelerator") from None
-    if not isinstance(obj, Accelerator):
-        raise ConfigError(f"{target} is not an archsim.dsl.accel.Accelerator nor a factory of "
-                          "one", field="accelerator")
-    return obj
+    return as_accelerator(getattr(module, name, None), name=target, field="accelerator")
 
 
 def _load_program(target: str, acc: Accelerator) -> Program:
-    from ...dsl.accel import Program
+    from ...dsl.accel import as_program
 
     module, name = import_target(target, field="--program", what="program")
     fn = getattr(module, name, None)
     if not callable(fn):
         raise ConfigError(f"{target} is not a function", field="--program")
-    built = fn(acc)
-    program = built[0] if isinstance(built, tuple) else built
-    if not isinstance(program, Program):
-        raise ConfigError(f"{target} returned {type(program).__name__}, not a Program",
-                          field="--program")
-    return program
+    return as_program(fn(acc), name=target, field="--program")
 
 
 def _inputs(target: str | None, acc: Accelerator, compiled: CompiledAccelerator,

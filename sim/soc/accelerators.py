@@ -232,27 +232,16 @@ def load_described(config: DescribedAcceleratorConfig) -> Accelerator:
 
 @lru_cache(maxsize=32)
 def _load_described(description: str) -> Accelerator:
-    from ...dsl.accel import Accelerator
+    from ...dsl.accel import as_accelerator
 
     obj = load_object(description, field="accelerators.description", what="accelerator")
-    acc = obj
-    if callable(obj) and not isinstance(obj, Accelerator):
-        try:
-            acc = obj()
-        except TypeError as exc:  # a function of some other signature
-            raise ConfigError(f"'{description}' is not a factory of an accelerator "
-                              f"(called with no arguments: {exc})",
-                              field="accelerators.description") from None
-    if not isinstance(acc, Accelerator):
-        raise ConfigError(f"'{description}' is not an archsim.dsl.accel.Accelerator nor a "
-                          "factory of one", field="accelerators.description")
-    return acc
+    return as_accelerator(obj, name=description, field="accelerators.description")
 
 
 @lru_cache(maxsize=32)
 def _load_accelerator_tile(description: str, tile_program: str, tile: tuple[int, int, int],
                            points: tuple[tuple[str, str], ...]) -> AcceleratorTile:
-    from ...dsl.accel import Program
+    from ...dsl.accel import as_program
 
     acc = _load_described(description)
     make = load_object(tile_program, field="accelerators.tile_program", what="tile program")
@@ -266,11 +255,8 @@ def _load_accelerator_tile(description: str, tile_program: str, tile: tuple[int,
                               field="accelerators.operating_points", allowed=list(acc.domains))
         program.set_operating_point(domain, point)
     m, k, n = tile
-    built = make(acc, m=m, k=k, n=n)
-    body = built[0] if isinstance(built, tuple) else built
-    if not isinstance(body, Program):
-        raise ConfigError(f"tile program '{tile_program}' returned {type(body).__name__}, not a "
-                          "Program", field="accelerators.tile_program")
+    body = as_program(make(acc, m=m, k=k, n=n), name=tile_program,
+                      field="accelerators.tile_program")
     program.steps.extend(body.steps)
     return AcceleratorTile(acc.compile().model(program))
 
