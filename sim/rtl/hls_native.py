@@ -135,7 +135,7 @@ def run_design_native(design: Design, init: dict[str, list[int]], scalars: dict[
                       max_cycles: int) -> HLSRunResult:
     """Simulate ``design`` to done under the native harness; decode its outputs."""
     from ...hw.verilog import to_verilog
-    from .hls_run import HLSRunResult, _decode_outputs
+    from .hls_run import HLSRunResult, _decode_outputs, signed_raw
     from .native import NativeJob, run_native
 
     harness = HLSBusHarness(design)
@@ -165,18 +165,14 @@ def run_design_native(design: Design, init: dict[str, list[int]], scalars: dict[
         raise SimulationError(f"kernel '{design.name}' did not finish within {max_cycles} "
                               f"cycles ({exc.reason})", signal="done") from None
 
-    def signed(v: int, width: int, is_signed: bool) -> int:
-        v &= (1 << width) - 1
-        return v - (1 << width) if is_signed and v >> (width - 1) else v
-
     cycles = int(result.reads[0][0])
     words = [int(w) & 0xFFFFFFFF for w in result.reads[1].tolist()] if harness.rets else []
-    ret_raw = [signed(words[2 * k] | (words[2 * k + 1] << 32), t.width, t.signed)
+    ret_raw = [signed_raw(words[2 * k] | (words[2 * k + 1] << 32), t.width, t.signed)
                for k, t in enumerate(ir.returns)]
     mem_raw = {}
     for k, (array, bank, _) in enumerate(harness.banks):
         elem = ir.arrays[array].elem
-        mem_raw[f"{array}:{bank}"] = [signed(int(v), elem.width, elem.signed)
+        mem_raw[f"{array}:{bank}"] = [signed_raw(int(v), elem.width, elem.signed)
                                       for v in result.reads[first_bank + k].tolist()]
     return HLSRunResult(outputs=_decode_outputs(design, ret_raw, mem_raw), cycles=cycles,
                         wall_time_s=result.wall_time_s, backend="native",

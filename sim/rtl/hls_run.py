@@ -108,6 +108,12 @@ def _init_and_env(design: Design,
     return init, raw_scalars(ir, bound)
 
 
+def signed_raw(value: int, width: int, is_signed: bool) -> int:
+    """A ``width``-bit word read from the simulator as the raw code of its type."""
+    value &= (1 << width) - 1
+    return value - (1 << width) if is_signed and value >> (width - 1) else value
+
+
 def _decode_outputs(design: Design, ret_raw: list[int],
                     mem_raw: dict[str, list[int]]) -> dict[str, KernelValue | np.ndarray]:
     ir = design.ir
@@ -235,14 +241,11 @@ def _run_verilator(design: Design, init: dict[str, list[int]], scalars: dict[str
         raise SimulationError(f"kernel '{design.name}' did not finish within {max_cycles} "
                               "cycles", signal="done")
 
-    def signed(v: int, width: int, is_signed: bool) -> int:
-        return v - (1 << width) if is_signed and v >> (width - 1) else v
-
-    ret_raw = [signed(info["rets"][p], t.width, t.signed)
+    ret_raw = [signed_raw(info["rets"][p], t.width, t.signed)
                for p, t in zip(rets, ir.returns, strict=True)]
     mem_raw = {}
     for vname, (array, bank, width, is_signed) in mems.items():
-        mem_raw[f"{array}:{bank}"] = [signed(v, width, is_signed)
+        mem_raw[f"{array}:{bank}"] = [signed_raw(v, width, is_signed)
                                       for v in info["memories"][vname]]
     return HLSRunResult(outputs=_decode_outputs(design, ret_raw, mem_raw),
                         cycles=int(info["cycles"]), wall_time_s=float(info["wall_time_s"]),
