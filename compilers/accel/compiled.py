@@ -34,7 +34,7 @@ from ...dsl.accel import (
     Wait,
 )
 from ...errors import ConfigError, DSLError
-from ...hw.accel.interface import Operand, Unit
+from ...hw.accel.interface import Unit
 from ...hw.checks import silence_unused
 from ...hw.models.dvfs import (
     ADPLLModel,
@@ -390,8 +390,8 @@ class CompiledAccelerator:
         return run_accelerator(self, program, buffers, backend=backend)
 
 
-def _operand_buffer(spec: UnitSpec, unit: Unit, desc: Accelerator) -> dict[str, BufferSpec]:
-    """Check that every operand is bound to a buffer that fits it; operand -> buffer."""
+def _check_bindings(spec: UnitSpec, unit: Unit, desc: Accelerator) -> None:
+    """Check that every operand is bound to a buffer that fits it."""
     contract = unit.contract
     names = [o.name for o in contract.operands]
     extra = sorted(set(spec.bind) - set(names))
@@ -402,7 +402,6 @@ def _operand_buffer(spec: UnitSpec, unit: Unit, desc: Accelerator) -> dict[str, 
     if missing:
         raise spec.where.error(f"unit {spec.name!r} ({contract.kind}): operand "
                                f"{missing[0]!r} is not bound to a buffer")
-    out = {}
     for o in contract.operands:
         buf = desc.buffers[spec.bind[o.name]]
         if o.width != buf.width:
@@ -414,8 +413,6 @@ def _operand_buffer(spec: UnitSpec, unit: Unit, desc: Accelerator) -> dict[str, 
                 f"unit {spec.name!r}: operand {o.name!r} moves {o.lanes} elements per access;"
                 f" buffer {buf.name!r} has {buf.banks} banks (a row port needs as many banks"
                 " as lanes)")
-        out[o.name] = buf
-    return out
 
 
 def _plan_ports(desc: Accelerator, units: dict[str, Unit]) -> list[PortPlan]:
@@ -481,10 +478,7 @@ def compile_accelerator(description: Accelerator) -> CompiledAccelerator:
         # These instances answer for the contract, the golden and the model views; each
         # top level elaborates fresh ones (CompiledAccelerator.fresh_units).
         silence_unused(unit)
-        _operand_buffer(spec, unit, description)
+        _check_bindings(spec, unit, description)
         units[name] = unit
     return CompiledAccelerator(description, units, _plan_ports(description, units))
 
-
-#: Re-exported for annotations of unit operands.
-OperandSpec = Operand
