@@ -38,9 +38,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ...dsl.accel import Program, Run, Wait
+from ...dsl.accel import Program, Run, SetOperatingPoint, Wait
 from ...errors import ConfigError
-from ...hw.accel.controller import TimelineBuilder
+from ...hw.accel.controller import Timeline, TimelineBuilder
 from ...hw.models.dvfs import DVFSModel, OperatingPoint, dynamic_energy_scale
 
 if TYPE_CHECKING:
@@ -214,75 +214,72 @@ def model_program(compiled: CompiledAccelerator, program: Program) -> ProgramRep
         energy[f"access:{b}"] = 0.0
     energy["dvfs"] = 0.0
     stats = dict.fromkeys(compiled.stat_names(), 0)
-    leakage_v_time: dict[str, float] = dict.fromkeys(compiled.buffers, 0.0)  # sum of V * dt
 
-    # The sequencer's timeline, step by step: a RUN's duration is its unit cycles plus the
-    # refresh stalls it meets from its start cycle.
-    builder = TimelineBuilder()
-    steps: list[StepReport] = []
-    # Cycle intervals [first, end) with the domain whose clock they run at, for the time.
-    busy: list[tuple[int, int, float]] = []
-    epochs: list[tuple[int, dict[str, float]]] = [
-        (0, {d: current[d][1].voltage_v for d in current})]
-    extra = _contention(compiled, program, checked)  # step -> contention cycles at most
+    # First the steps' own figures (unit cycles; DVFS stalls, which follow the points set so
+    # far), then the sequencer's timeline from them, then time and energy per step.
+    unit_cycles: dict[int, int] = {}
+    exact: dict[int, bool] = {}
+    moves = {}
+    points = {d: current[d][0] for d in current}
     for k, (step, args) in enumerate(zip(program.steps, checked, strict=True)):
-        if isinstance(step, Wait):
-            builder.wait()
-            continue
         if isinstance(step, Run):
             unit = compiled.units[step.unit]
-            spec = desc.units[step.unit]
             try:
-                unit_cycles, exact = unit.cycles(args), True
+                unit_cycles[k], exact[k] = unit.cycles(args), True
             except ConfigError:
                 # A unit whose cycles depend on its data (a kernel with a bounded while
                 # loop) gives its worst case: the model then bounds the RTL from above.
                 bound = getattr(unit, "cycles_bound", None)
                 if bound is None:
                     raise
-                unit_cycles, exact = int(bound(args)), False
-            found: dict[str, int] = {}
-
-            def duration(start: int, _c: int = unit_cycles, _b: object = spec.bind.values(),
-                         _f: dict[str, int] = found) -> int:
-                _f["stall"] = timeline.window(_b, start, _c + 1)  # type: ignore[arg-type]
-                return _c + _f["stall"]
-
-            if k in extra:
-                exact = False
-            tl = builder.run(compiled.unit_index(step.unit), len(args), duration,
-                             wait=step.wait)
-            stall = found["stall"]
-            assert tl.start is not None and tl.done is not None
-            _, real = current[spec.domain]
-            busy.append((tl.start, tl.done, real.frequency_hz))
-            e = _unit_energy(compiled, step.unit, args, real.voltage_v, energy)
-            stats["stall_cycles"] += stall
-            stats[f"busy_{spec.domain}"] += unit_cycles + stall
-            cycles = (tl.done if step.wait else tl.start + 1) - tl.arrive
-            dt = (tl.start - tl.arrive) / f_main + (unit_cycles + stall) / real.frequency_hz
-            steps.append(StepReport(k, "run", step.unit, spec.domain, real.voltage_v,
-                                    real.frequency_hz, cycles, unit_cycles, stall, dt, e,
-                                    exact))
-        else:
-            old_decl, _ = current[step.domain]
+                unit_cycles[k], exact[k] = int(bound(args)), False
+        elif isinstance(step, SetOperatingPoint):
             v, f = desc.domains[step.domain].operating_points[step.point]
-            new_decl = OperatingPoint(voltage_v=v, frequency_hz=f)
-            move = dvfs.transition(old_decl, new_decl)
-            stall = move.stall_cycles(f_main) if move.steps else 0
-            tl = builder.dvfs(stall + 1)
+            new_point = OperatingPoint(voltage_v=v, frequency_hz=f)
+            moves[k] = dvfs.transition(points[step.domain], new_point)
+            points[step.domain] = new_point
+    dvfs_stalls = {k: move.stall_cycles(f_main) if move.steps else 0
+                   for k, move in moves.items()}
+    extra = _contention(compiled, program, checked)  # step -> contention cycles at most
+    lower, stalls = _timeline(compiled, program, checked, unit_cycles, dvfs_stalls, timeline,
+                              {})
+    total_cycles = lower.cycles
+    # port contention: at most one frozen cycle per access a sharer wins
+    upper = (_timeline(compiled, program, checked, unit_cycles, dvfs_stalls, timeline,
+                       extra)[0].cycles if extra else total_cycles)
+
+    steps: list[StepReport] = []
+    # Cycle intervals [first, end) with the clock they run at, for the time.
+    busy: list[tuple[int, int, float]] = []
+    realised = {d: current[d][1] for d in current}  # each domain's point as the steps run
+    epochs: list[tuple[int, dict[str, float]]] = [
+        (0, {d: p.voltage_v for d, p in realised.items()})]
+    for tl, step in zip(lower.steps, program.steps, strict=False):  # the HALT has no step
+        k = tl.index
+        if isinstance(step, Run):
+            spec = desc.units[step.unit]
+            stall = stalls[k]
+            assert tl.start is not None and tl.done is not None
+            real = realised[spec.domain]
+            busy.append((tl.start, tl.done, real.frequency_hz))
+            e = _unit_energy(compiled, step.unit, checked[k], real.voltage_v, energy)
+            stats["stall_cycles"] += stall
+            stats[f"busy_{spec.domain}"] += unit_cycles[k] + stall
+            cycles = (tl.done if step.wait else tl.start + 1) - tl.arrive
+            dt = (tl.start - tl.arrive) / f_main + (unit_cycles[k] + stall) / real.frequency_hz
+            steps.append(StepReport(k, "run", step.unit, spec.domain, real.voltage_v,
+                                    real.frequency_hz, cycles, unit_cycles[k], stall, dt, e,
+                                    exact[k] and k not in extra))
+        elif isinstance(step, SetOperatingPoint):
+            move = moves[k]
             assert tl.done is not None
             energy["dvfs"] += move.energy_j
-            current[step.domain] = (new_decl, move.to_op)
-            epochs.append((tl.done, {d: current[d][1].voltage_v for d in current}))
+            realised[step.domain] = move.to_op
+            epochs.append((tl.done, {d: p.voltage_v for d, p in realised.items()}))
             cycles = tl.done - tl.arrive
             steps.append(StepReport(k, "dvfs", step.domain, step.domain, move.to_op.voltage_v,
-                                    move.to_op.frequency_hz, cycles, 0, stall,
+                                    move.to_op.frequency_hz, cycles, 0, dvfs_stalls[k],
                                     cycles / f_main, move.energy_j))
-    total_cycles = builder.halt().cycles
-    upper = total_cycles
-    if extra:  # port contention: at most one frozen cycle per access a sharer wins
-        upper = _timeline_with_extra(compiled, program, checked, steps, extra, timeline)
     time_s, leakage_v_time = _time_and_leakage(compiled, total_cycles, busy, epochs, f_main)
     for b, interval in intervals.items():
         count = total_cycles // interval
@@ -354,27 +351,32 @@ def _contention(compiled: CompiledAccelerator, program: Program,
     return out
 
 
-def _timeline_with_extra(compiled: CompiledAccelerator, program: Program,
-                         checked: list[dict[str, int]], steps: list[StepReport],
-                         extra: dict[int, int], refresh: _RefreshTimeline) -> int:
-    """The timeline's cycles with each step's contention bound added to its duration."""
+def _timeline(compiled: CompiledAccelerator, program: Program, checked: list[dict[str, int]],
+              unit_cycles: dict[int, int], dvfs_stalls: dict[int, int],
+              refresh: _RefreshTimeline, extra: dict[int, int]
+              ) -> tuple[Timeline, dict[int, int]]:
+    """The sequencer's timeline of ``program`` (step ``k`` is program step ``k``, the HALT
+    last) and each RUN's refresh stall cycles: a RUN lasts its unit cycles, plus ``extra`` (contention)
+    cycles, plus the refresh stalls it meets from its start cycle."""
     builder = TimelineBuilder()
-    by_index = {s.index: s for s in steps}
+    stalls: dict[int, int] = {}
     for k, step in enumerate(program.steps):
         if isinstance(step, Wait):
             builder.wait()
         elif isinstance(step, Run):
             spec = compiled.description.units[step.unit]
-            c = by_index[k].unit_cycles + extra.get(k, 0)
+            c = unit_cycles[k] + extra.get(k, 0)
 
-            def duration(start: int, _c: int = c, _b: object = spec.bind.values()) -> int:
-                return _c + refresh.window(_b, start, _c + 1)  # type: ignore[arg-type]
+            def duration(start: int, _k: int = k, _c: int = c,
+                         _b: tuple[str, ...] = tuple(spec.bind.values())) -> int:
+                stalls[_k] = refresh.window(_b, start, _c + 1)
+                return _c + stalls[_k]
 
             builder.run(compiled.unit_index(step.unit), len(checked[k]), duration,
                         wait=step.wait)
         else:
-            builder.dvfs(by_index[k].stall_cycles + 1)
-    return builder.halt().cycles
+            builder.dvfs(dvfs_stalls[k] + 1)
+    return builder.halt(), stalls
 
 
 def _time_and_leakage(compiled: CompiledAccelerator, total_cycles: int,
