@@ -167,17 +167,17 @@ def _base_args(**over):
                      "lanes (4), not 2"),
     (dict(b_addr=5), "unit kind 'adaptivfloat_dot': argument 'b_addr' must be a multiple of "
                      "lanes (4), not 5"),
-    (dict(bias_a=200), "unit kind 'adaptivfloat_dot': argument 'bias_a' must be the 16-bit "
+    (dict(bias_a=200), "unit kind 'adaptivfloat_dot': argument 'bias_a' must be the 32-bit "
                        "two's complement code of an int in -128..127, not 200 (= 200)"),
     (dict(shift=signed_arg(-129)), "unit kind 'adaptivfloat_dot': argument 'shift' must be "
-                                   "the 16-bit two's complement code of an int in -128..127, "
-                                   "not 65407 (= -129)"),
+                                   "the 32-bit two's complement code of an int in -128..127, "
+                                   "not 4294967167 (= -129)"),
     (dict(rows=5, n=16), "unit kind 'adaptivfloat_dot': operand 'a' would reach element 79, "
                          "past the 64 elements its 4-bit address reaches"),
     (dict(z_addr=16), "unit kind 'adaptivfloat_dot': operand 'z' would reach element 16, "
                       "past the 16 elements its 4-bit address reaches"),
-    (dict(n=70000), "unit kind 'adaptivfloat_dot': argument 'n' must be an int in 0..65535, "
-                    "not 70000"),
+    (dict(n=1 << 32), "unit kind 'adaptivfloat_dot': argument 'n' must be an int in "
+                     "0..4294967295, not 4294967296"),
 ])
 def test_bad_args_are_named(over, message):
     unit = AdaptivFloatDot(lanes=4, addr_width=4)
@@ -201,10 +201,10 @@ def test_bad_parameters_are_named(kw, exc, message):
 
 
 def test_signed_arg():
-    assert [signed_arg(v) for v in (0, 5, -1, -128)] == [0, 5, 65535, 65408]
+    assert [signed_arg(v) for v in (0, 5, -1, -128)] == [0, 5, 2**32 - 1, 2**32 - 128]
     with pytest.raises(ValueError, match=r"signed_arg: value must be an int in "
-                                         r"-32768\.\.32767, not 40000"):
-        signed_arg(40000)
+                                         r"-2147483648\.\.2147483647, not 2147483648"):
+        signed_arg(1 << 31)
 
 
 def test_in_an_accelerator_golden_equals_rtl_and_model():

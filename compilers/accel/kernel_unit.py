@@ -192,7 +192,7 @@ class KernelUnit(Unit):
         """The argument code (16-bit unsigned) that passes ``value`` to scalar ``name``.
 
         The value is converted to the scalar's type (wrap or saturate, as the type says); its
-        raw two's-complement code must fit in 16 bits when the type is wider.
+        raw two's-complement code must fit in ``ARG_WIDTH`` bits when the type is wider.
         """
         t = self._scalar_type(name)
         raw = t(value).raw
@@ -201,7 +201,7 @@ class KernelUnit(Unit):
                 else (0, (1 << ARG_WIDTH) - 1)
             if not low <= raw <= high:
                 raise ValueError(f"kernel {self.design.kernel.name!r}: scalar {name!r} "
-                                 f"({t}) gets a 16-bit code; raw code {raw} is outside "
+                                 f"({t}) gets a {ARG_WIDTH}-bit code; raw code {raw} is outside "
                                  f"{low}..{high}")
         return raw & ((1 << min(t.width, ARG_WIDTH)) - 1)
 

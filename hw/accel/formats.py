@@ -27,7 +27,7 @@ Arguments
 ---------
 ``rows`` (>= 1), ``n`` (the dot length, a positive multiple of ``lanes``), ``bias_a``,
 ``bias_b`` (the tensors' ``exp_bias`` of :class:`archsim.dsl.formats.AdaptivFloatEncoding`)
-and ``shift`` (fractional bits of ``z``). The last three are signed: pass the 16-bit two's
+and ``shift`` (fractional bits of ``z``). The last three are signed: pass the 32-bit two's
 complement code of an int in ``-128..127`` (:func:`signed_arg`). ``a_addr`` and ``b_addr``
 must be multiples of ``lanes``.
 
@@ -91,7 +91,7 @@ REDUCE_ENERGY_J = 0.1e-12
 
 
 def signed_arg(value: int) -> int:
-    """The unsigned 16-bit two's complement code of ``value`` (an argument word).
+    """The unsigned ``ARG_WIDTH``-bit (32-bit) two's complement code of ``value`` (an argument word).
 
     Raises
     ------
@@ -221,7 +221,7 @@ class AdaptivFloatDot(Unit):
             value = _from_code(a[name])
             if not low <= value <= high:
                 raise ValueError(
-                    f"unit kind {_KIND!r}: argument {name!r} must be the 16-bit two's "
+                    f"unit kind {_KIND!r}: argument {name!r} must be the {ARG_WIDTH}-bit two's "
                     f"complement code of an int in {low}..{high}, not {a[name]} (= {value})")
             a[name] = value
         for name, (_, end) in self._footprint(a).items():

@@ -47,8 +47,9 @@ from amaranth.lib.wiring import In, Out
 __all__ = ["read_port", "write_port", "Operand", "UnitContract", "Unit", "ARG_WIDTH",
            "DIRECTIONS"]
 
-#: Width in bits of every argument input (addresses and sizes fit in 16 bits).
-ARG_WIDTH = 16
+#: Width in bits of every argument input: a whole argument word, so element addresses reach
+#: memories of up to 2**32 words (a real encoder layer's weights in one eNVM need 2**21).
+ARG_WIDTH = 32
 
 #: Directions an operand can have.
 DIRECTIONS = ("read", "write")

@@ -3,7 +3,7 @@
 A program is a list of instructions, each a *header* word, RUN followed by its argument words::
 
     header   bits [28:32] opcode   [20:28] field a   [17:20] reserved (0)   [16] flag   [0:16] imm
-    argument bits [0:16] one argument value           [16:32] reserved (0)
+    argument bits [0:32] one argument value
 
 ========  ======  =====================  ==================================================
 opcode    value   a                      imm
@@ -82,7 +82,7 @@ MAX_WORD = (1 << 32) - 1
 ERROR_CODES = {0: "none", 1: "bad opcode", 2: "bad unit index", 3: "arg-count mismatch",
                4: "bad domain/op-point"}
 
-# Bits a header must leave 0 ([16:20]); an argument word's are [16:32].
+# Bits a header must leave 0 ([16:20]; bit 16 is RUN's async flag).
 _HEADER_RESERVED = ((1 << A_SHIFT) - 1) & ~MAX_IMM
 
 
@@ -252,11 +252,7 @@ def decode(words: Sequence[int]) -> list[Instruction]:
             if i + imm >= len(values):
                 raise ValueError(f"words[{i}]: RUN of unit {a} needs {imm} argument words, "
                                  f"only {len(values) - i - 1} follow")
-            args = values[i + 1:i + 1 + imm]
-            for j, v in enumerate(args):
-                if v > MAX_ARG:
-                    raise ValueError(f"words[{i + 1 + j}]: argument word 0x{v:08X} has bits "
-                                     f"above bit {ARG_WIDTH - 1} set")
+            args = values[i + 1:i + 1 + imm]  # every 32-bit word is an argument value
             out.append(Run(a, tuple(args), wait=not (w & ASYNC_FLAG)))
             i += 1 + imm
     return out

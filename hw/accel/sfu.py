@@ -3,7 +3,7 @@
 Each unit works on a row-major ``rows x n`` matrix in the buffer bound to its ``src`` operand
 and makes passes over one row at a time, re-reading the row from the buffer rather than
 holding it in a local row memory: a pass is one read per cycle (the buffer's port rate, so a
-local copy would not make a pass faster), ``n`` is then bounded only by the 16-bit arguments,
+local copy would not make a pass faster), ``n`` is then bounded only by ``_MAX_N`` (65535),
 and the unit has no SRAM of its own. The price is re-reading (and, in softmax, recomputing the
 exponential of) each element once more, which :meth:`actions` counts.
 
@@ -424,6 +424,9 @@ class _RowUnit(Unit):
             if a[name] < 1:
                 raise ValueError(f"unit kind {self.KIND!r}: argument {name!r} must be at "
                                  f"least 1, not {a[name]}")
+        if a["n"] > _MAX_N:
+            raise ValueError(f"unit kind {self.KIND!r}: argument 'n' must be at most "
+                             f"{_MAX_N}, not {a['n']}")
         space = 1 << self._addr_width
         for op, span in self._spans(a).items():
             first = a[f"{op}_addr"]
