@@ -84,12 +84,28 @@ GPU_SPECS: dict[str, GPUSpec] = {
         hbm_capacity_bytes=80 * _GIB, nvlink_bw_bytes_per_s=450e9, pcie_bw_bytes_per_s=64e9,
         tdp_w=700.0, source="NVIDIA H100 datasheet (2023), SXM5 80GB",
     ),
+    # EdgeBERT's GPU baseline. Verified (NVIDIA Jetson TX2 System-on-Module data sheet
+    # DA-08442, v1.1, 2017): a 256-core Pascal GPU, 8 GB LPDDR4 on a 128-bit bus; the Max-Q
+    # mode's GPU clock 854 MHz (press coverage of the launch, hwsw.hu 2017). Derived: FP32 peak
+    # = 256 cores x 2 FLOP (FMA) x 1.3 GHz; FP16 at twice that (GP10B's paired half-precision
+    # FMA); 59.7 GB/s = LPDDR4-3733 x 16 bytes. Recalled, not verified here: the 1.3 GHz
+    # Max-N GPU clock, the 3733 MT/s memory rate, and the 7.5 W (Max-Q) / 15 W (Max-N) module
+    # power. No NVLink; PCIe is not used by the single-device studies (assumed 4 GB/s).
+    "jetson-tx2": GPUSpec(
+        name="jetson-tx2",
+        peak_flops_per_s={"fp32": 256 * 2 * 1.3e9, "fp16": 2 * 256 * 2 * 1.3e9},
+        hbm_bw_bytes_per_s=3733e6 * 16, hbm_capacity_bytes=8 * _GIB,
+        nvlink_bw_bytes_per_s=0.0, pcie_bw_bytes_per_s=4e9, tdp_w=15.0,
+        source="NVIDIA Jetson TX2 module data sheet DA-08442 (cores, bus, capacity); clocks, "
+               "memory rate and power recalled (see hw/models/gpu.py)",
+        extra={"max_q_tdp_w": 7.5, "max_q_gpu_clock_hz": 854e6, "max_n_gpu_clock_hz": 1.3e9}),
 }
-_ALIASES = {"a100": "a100-80gb", "h100": "h100-80gb"}
+_ALIASES = {"a100": "a100-80gb", "h100": "h100-80gb", "tx2": "jetson-tx2"}
 
 
 def get_gpu(name: str) -> GPUSpec:
-    """Look up a GPU by name (``a100-40gb``, ``a100-80gb``, ``h100-80gb``; ``a100``, ``h100``)."""
+    """Look up a GPU by name (``a100-40gb``, ``a100-80gb``, ``h100-80gb``, ``jetson-tx2``;
+    ``a100``, ``h100``, ``tx2``)."""
     key = _ALIASES.get(name.lower(), name.lower())
     try:
         return GPU_SPECS[key]

@@ -22,8 +22,12 @@ def _choices() -> tuple[type[StrEnum], type[StrEnum], type[StrEnum], type[StrEnu
     from ..distributed.cluster import NETWORKS
     from ..distributed.parallelism import MODES
 
-    gpus = list(GPU_SPECS)
-    for short in sorted({name.split("-")[0] for name in GPU_SPECS}):
+    # Distributed training needs a scale-up link: GPUs without NVLink (the Jetson TX2) are
+    # not offered.
+    trainable = {name: spec for name, spec in GPU_SPECS.items()
+                 if spec.nvlink_bw_bytes_per_s > 0}
+    gpus = list(trainable)
+    for short in sorted({name.split("-")[0] for name in trainable}):
         try:  # the short names get_gpu resolves (a100, h100)
             get_gpu(short)
         except ConfigError:
