@@ -19,6 +19,9 @@ invocations (with buffer offsets and sizes) and operating-point changes the cont
 
 ``prog.start(unit, ...)`` invokes a unit without waiting for it and ``prog.wait()`` joins
 every unit so started, so units can run at once (sharing buffer ports by priority).
+``prog.set_operating_point(domain, from_unit=unit)`` is a data-dependent switch: the domain
+goes to the operating point that ``unit`` (EdgeBERT's ``entropy_dvfs``: the layer-1 entropy
+binned into a host-programmed table) selected when it ran.
 
 The description is plain data; :meth:`Accelerator.compile` (:mod:`archsim.compilers.accel`,
 reached lazily) instantiates the units, checks every binding and program against them, and
