@@ -226,3 +226,27 @@ def test_indirect_switch_in_verilator_equals_golden_and_model():
     assert all(np.array_equal(result.buffers[b], golden.buffers[b]) for b in golden.buffers)
     report = compiled.model(program, buffers=bufs)
     assert (result.cycles, result.stats) == (report.cycles, report.stats)
+
+
+def test_a_table_from_the_host_policy_drives_the_switch():
+    from archsim.hw.models.dvfs import default_vf_curve
+    from archsim.hw.models.entropy_dvfs import entropy_dvfs_table
+
+    acc = edvfs_accelerator()
+    compiled = acc.compile()
+    # one more layer per quarter nat: 4 layers at 0.75 nats -> 1e6 cycles per layer, 10 ms
+    # budget after layer 1 and the switch
+    table = entropy_dvfs_table(operating_points=POINTS, curve=default_vf_curve(),
+                               exit_layer=lambda h: 1 + np.ceil(4 * h), cycles_per_layer=1_000_000,
+                               target_latency_s=12e-3, layer1_time_s=1e-3, switch_time_s=1e-3,
+                               enpy_scale=1, max_entropy_nats=np.log(8))
+    bufs = {"vec": np.array([0, 0, 0, 0, -1024, -1024, -1024, -1024]) & 0xFFFF,
+            "dvfs": table.words()}
+    # H = 2016 codes (bin 3, 1024..2047 codes): worst case 1 + ceil(4 * 2047 / 1024) = 9
+    # layers, f_req = 8e6 / 10e-3 = 800 MHz: "mid" (0.7 V, 800 MHz), index 1
+    assert table.exit_layer[3] == 9 and table.f_req_hz[3] == pytest.approx(800e6)
+    assert table.entries[3] == 1
+    program = layer1_program(acc)
+    assert compiled.golden_run(program, bufs).points == {2: "mid"}
+    rtl = compiled.simulate(program, bufs, backend="pysim")
+    assert rtl.cycles == compiled.model(program, selected=["mid"]).cycles

@@ -25,7 +25,7 @@ reaches it, at the lowest voltage that sustains that frequency on the V-f curve.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -180,9 +180,14 @@ class EntropyDVFSTable:
 ExitLayerPredictor = Callable[[np.ndarray], ArrayLike]
 
 
-def _points(operating_points: Sequence[OperatingPoint | tuple[float, float]]
-            ) -> list[OperatingPoint]:
+PointTable = (Sequence[OperatingPoint | tuple[float, float]]
+              | Mapping[str, OperatingPoint | tuple[float, float]])
+
+
+def _points(operating_points: PointTable) -> list[OperatingPoint]:
     out = []
+    if isinstance(operating_points, Mapping):  # a DSL domain's name -> (V, f), in order
+        operating_points = list(operating_points.values())
     for i, p in enumerate(operating_points):
         if isinstance(p, OperatingPoint):
             out.append(p)
@@ -207,7 +212,7 @@ def _time(name: str, value: object) -> float:
     return float(value)
 
 
-def entropy_dvfs_table(*, operating_points: Sequence[OperatingPoint | tuple[float, float]],
+def entropy_dvfs_table(*, operating_points: PointTable,
                        curve: VFCurve, exit_layer: ExitLayerPredictor | Sequence[float],
                        cycles_per_layer: int, target_latency_s: float, layer1_time_s: float,
                        switch_time_s: float, enpy_scale: int,
@@ -216,8 +221,9 @@ def entropy_dvfs_table(*, operating_points: Sequence[OperatingPoint | tuple[floa
 
     Parameters
     ----------
-    operating_points : sequence of OperatingPoint or (voltage_v, frequency_hz)
-        The target domain's operating points; an entry is an index into them.
+    operating_points : sequence or mapping of OperatingPoint or (voltage_v, frequency_hz)
+        The target domain's operating points; an entry is an index into them (a mapping,
+        such as a DSL domain's ``operating_points``, in its order).
     curve : VFCurve
         The domain's V-f relation: a point whose frequency is above ``curve.f_max`` of its
         voltage is never chosen; of the points with the chosen frequency, the lowest voltage
