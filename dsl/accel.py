@@ -19,6 +19,9 @@ invocations (with buffer offsets and sizes) and operating-point changes the cont
 
 ``prog.start(unit, ...)`` invokes a unit without waiting for it and ``prog.wait()`` joins
 every unit so started, so units can run at once (sharing buffer ports by priority).
+``prog.set_operating_point(domain, from_unit=unit)`` is a data-dependent switch: the domain
+goes to the operating point that ``unit`` (EdgeBERT's ``entropy_dvfs``: the layer-1 entropy
+binned into a host-programmed table) selected when it ran.
 
 The description is plain data; :meth:`Accelerator.compile` (:mod:`archsim.compilers.accel`,
 reached lazily) instantiates the units, checks every binding and program against them, and
@@ -49,7 +52,7 @@ TECHNOLOGY_NAMES = ("sram", "edram", "reram")
 
 #: Library unit kinds a unit may name; anything else must be a ``@kernel`` or a unit factory.
 LIBRARY_UNIT_KINDS = ("gemm", "softmax", "layernorm", "entropy", "vector", "stream",
-                      "adaptivfloat_dot")
+                      "adaptivfloat_dot", "entropy_dvfs")
 
 #: The always-on domain every description has: the controller and the bus live in it.
 MAIN_DOMAIN = "main"
@@ -216,11 +219,20 @@ class Wait:
 
 @dataclass(frozen=True)
 class SetOperatingPoint:
-    """Move domain ``domain`` to operating point ``point`` (the DVFS controller's job)."""
+    """Move domain ``domain`` to operating point ``point`` (the DVFS controller's job), or,
+    with ``point`` None, to the point unit ``from_unit`` selected from its data (an indirect
+    switch: the accelerator's DVFS-select register, written by the last unit with a result
+    -- EdgeBERT's ``entropy_dvfs`` -- to finish)."""
 
     domain: str
-    point: str
+    point: str | None
     where: SourceLocation = field(compare=False, repr=False)
+    from_unit: str | None = None
+
+    @property
+    def indirect(self) -> bool:
+        """The point comes from a unit's result, not from the program."""
+        return self.point is None
 
 
 Instruction = Run | SetOperatingPoint | Wait
@@ -268,21 +280,41 @@ class Program:
         self.steps.append(Run(unit, dict(args), where, wait))
         return self
 
-    def set_operating_point(self, domain: str, point: str) -> Program:
-        """Append a change of ``domain`` to operating point ``point``."""
+    def set_operating_point(self, domain: str, point: str | None = None, *,
+                            from_unit: str | None = None) -> Program:
+        """Append a change of ``domain`` to operating point ``point``, or (``from_unit``
+        instead of ``point``) to the point unit ``from_unit`` selected from its data: the
+        operating-point index in its result, e.g. an ``entropy_dvfs`` unit's pick from the
+        layer-1 entropy (an indirect switch; ``from_unit`` must have run, and finished,
+        before it, with no other result-bearing unit since -- checked when compiled)."""
         where = _caller()
         spec = self.accelerator.domains.get(domain)
         if spec is None:
             raise where.error(f"program sets domain {domain!r}, which accelerator "
                               f"{self.accelerator.name!r} does not have; it has "
                               f"{list(self.accelerator.domains)}")
-        if point not in spec.operating_points:
+        if (point is None) == (from_unit is None):
+            raise where.error(f"set_operating_point({domain!r}) takes either an operating "
+                              "point name or from_unit= (the unit whose result selects it), "
+                              "not both and not neither")
+        if point is not None and point not in spec.operating_points:
             raise where.error(f"domain {domain!r} has no operating point {point!r}; it has "
                               f"{list(spec.operating_points)}")
+        if from_unit is not None:
+            if from_unit not in self.accelerator.units:
+                raise where.error(f"set_operating_point({domain!r}, from_unit={from_unit!r}):"
+                                  f" accelerator {self.accelerator.name!r} has no unit "
+                                  f"{from_unit!r}; it has {list(self.accelerator.units)}")
+            if not any(isinstance(s, Run) and s.unit == from_unit for s in self.steps):
+                raise where.error(f"set_operating_point({domain!r}, from_unit={from_unit!r}):"
+                                  f" unit {from_unit!r} has not run yet in this program, so "
+                                  "it has selected no operating point",
+                                  hint=f"run {from_unit!r} (e.g. on the layer-1 entropy) "
+                                       "before the switch")
         if not spec.regulated:
             raise where.error(f"domain {domain!r} has a fixed supply and clock "
                               "(regulated=False): its operating point cannot change")
-        self.steps.append(SetOperatingPoint(domain, point, where))
+        self.steps.append(SetOperatingPoint(domain, point, where, from_unit))
         return self
 
     def __len__(self) -> int:

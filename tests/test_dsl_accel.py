@@ -133,3 +133,25 @@ def test_operating_points_are_checked_against_the_vf_curve_and_regulators():
     # the table allows 450 MHz at 0.6 V (linear between its points)
     with pytest.raises(DSLError, match="500 MHz exceeds f_max = 450 MHz at 0.6 V"):
         table.compile()
+
+
+def test_an_indirect_switch_names_a_unit_that_ran_before_it():
+    acc = Accelerator(name="sel")
+    acc.domain("core", operating_points={"fast": (0.8, 1000e6), "slow": (0.5, 400e6)})
+    acc.buffer("vec", words=32, width=16, domain="core")
+    acc.buffer("tab", words=16, width=8, domain="core")
+    acc.unit("pick", "entropy_dvfs", bind={"entropy": "vec", "table": "tab"}, domain="core")
+    prog = acc.program()
+    with pytest.raises(DSLError, match="'pick' has not run yet in this program") as info:
+        prog.set_operating_point("core", from_unit="pick")
+    assert info.value.filename == __file__
+    with pytest.raises(DSLError, match="not both and not neither"):
+        prog.set_operating_point("core")
+    prog.run("pick", entropy_addr=0, table_addr=0, enpy_scale=1)
+    prog.set_operating_point("core", from_unit="pick")
+    step = prog.steps[-1]
+    assert step.indirect and (step.point, step.from_unit) == (None, "pick")
+    # the host-programmed table holds op indices: entry 1 for bin 0 (entropy 0) is "slow"
+    compiled = acc.compile()
+    assert compiled.golden_run(prog, {"tab": np.full(16, 1)}).points == {1: "slow"}
+    assert compiled.encode(prog)[-2] == (2 << 28) | (1 << 20) | (1 << 16)  # domain 1, indirect

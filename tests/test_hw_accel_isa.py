@@ -173,7 +173,10 @@ def test_repr_of_a_synchronous_run_is_unchanged():
 @pytest.mark.parametrize("words, message", [
     ([header(1, 0, 0) | (1 << 17)], r"words\[0\]: reserved header bits \[16:20\] are 0x2, not 0"),
     ([header(1, 0, 0) | (3 << 16)], r"words\[0\]: reserved header bits \[16:20\] are 0x2, not 0"),
-    ([header(2, 0, 0) | (1 << 16)], r"words\[0\]: reserved header bits \[16:20\] are 0x1, not 0"),
+    # DVFS bit 16 is the indirect flag (an indirect DVFS's imm must be 0); bit 17 stays reserved
+    ([header(2, 0, 3) | (1 << 16)],
+     r"words\[0\]: an indirect DVFS has imm=3; it must be 0 \(the point is the DVFS-select register's\)"),
+    ([header(2, 0, 0) | (3 << 16)], r"words\[0\]: reserved header bits \[16:20\] are 0x2, not 0"),
     ([header(15, 0, 0) | (1 << 16)], r"words\[0\]: reserved header bits \[16:20\] are 0x1, not 0"),
     ([header(3, 0, 0) | (1 << 16)], r"words\[0\]: reserved header bits \[16:20\] are 0x1, not 0"),
     ([header(3, 1, 0)], r"words\[0\]: WAIT has a=1, imm=0; both must be 0"),
@@ -211,3 +214,39 @@ def test_random_async_programs_round_trip():
         # The flag is exactly bit 16 of each RUN header.
         flags = [w >> 16 & 1 for w in words if w >> 28 == 1]
         assert flags == [int(not i.wait) for i in program if isinstance(i, Run)]
+
+
+# -- the indirect DVFS (header bit 16 of a DVFS: the DVFS-select register's point) ---------
+
+def test_indirect_dvfs_is_bit_16_with_imm_0():
+    assert encode_dvfs(5, None) == [header(2, 5, 0) + 2**16]
+    assert SetOperatingPoint(5, None).words() == [header(2, 5, 0) + 2**16]
+    assert SetOperatingPoint(5).indirect and not SetOperatingPoint(5, 0).indirect
+    assert decode([header(2, 5, 0) + 2**16]) == [SetOperatingPoint(5, None)]
+    # op 0 and "indirect" are different words
+    assert encode_dvfs(5, 0) != encode_dvfs(5, None)
+    assert repr(SetOperatingPoint(1, None)) == "SetOperatingPoint(domain=1, op=None)"
+
+
+def test_random_programs_with_indirect_switches_round_trip():
+    rng = np.random.default_rng(17)
+    for _ in range(500):
+        program = []
+        for _ in range(rng.integers(0, 12)):
+            kind = rng.integers(0, 4)
+            domain = int(rng.integers(0, 256))
+            if kind == 0:
+                # arguments below 2**28, so no argument word looks like a DVFS header below
+                program.append(Run(int(rng.integers(0, 256)), (int(rng.integers(0, 2**28)),),
+                                   wait=bool(rng.integers(0, 2))))
+            elif kind == 1:
+                program.append(SetOperatingPoint(domain, int(rng.integers(0, 65536))))
+            elif kind == 2:
+                program.append(SetOperatingPoint(domain, None))
+            else:
+                program.append(Wait())
+        program.append(Halt())
+        words = encode(program)
+        assert decode(words) == program and encode(decode(words)) == words
+        flags = [w >> 16 & 1 for w in words if w >> 28 == 2]
+        assert flags == [int(i.op is None) for i in program if isinstance(i, SetOperatingPoint)]

@@ -17,7 +17,7 @@ model
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -56,7 +56,8 @@ if TYPE_CHECKING:
     from .area import AreaReport
     from .model import ProgramReport
 
-__all__ = ["CompiledAccelerator", "compile_accelerator", "PortPlan", "address_bits"]
+__all__ = ["CompiledAccelerator", "compile_accelerator", "PortPlan", "address_bits",
+           "GoldenRun"]
 
 
 def address_bits(words: int) -> int:
@@ -82,6 +83,9 @@ def _library_unit(kind: str) -> type[Unit]:
     if kind == "adaptivfloat_dot":
         from ...hw.accel.formats import AdaptivFloatDot
         return AdaptivFloatDot
+    if kind == "entropy_dvfs":
+        from ...hw.accel.entropy_dvfs import EntropyDVFS
+        return EntropyDVFS
     raise AssertionError(kind)  # the description checked the kind
 
 
@@ -110,6 +114,22 @@ def unit_address_width(description: Accelerator, spec: UnitSpec) -> int:
     """The element-address width a unit is built with: that of its largest bound buffer."""
     return max((address_bits(description.buffers[b].words) for b in spec.bind.values()),
                default=1)
+
+
+@dataclass(frozen=True)
+class GoldenRun:
+    """A golden run (:meth:`CompiledAccelerator.golden_run`).
+
+    Attributes
+    ----------
+    buffers : dict of str to numpy.ndarray
+        Every buffer's final words.
+    points : dict of int to str
+        Per indirect switch (by program step index), the operating point it selects.
+    """
+
+    buffers: dict[str, np.ndarray]
+    points: dict[int, str]
 
 
 @dataclass(frozen=True)
@@ -230,7 +250,10 @@ class CompiledAccelerator:
 
         Returns the complete argument dict of each step (``{}`` for an operating-point
         change). Raises :class:`DSLError` at the step's line: an unknown or missing argument,
-        a value that does not fit, or an operand range past the end of its buffer.
+        a value that does not fit, an operand range past the end of its buffer, or an
+        indirect switch whose unit has no result, has not finished (started without a wait
+        since), or is not the last unit with a result to run before it (the DVFS-select
+        register would hold another unit's).
         """
         if program.accelerator is not self.description:
             raise DSLError(f"the program was written for accelerator "
@@ -239,9 +262,12 @@ class CompiledAccelerator:
         words = 1  # the HALT
         # Steps started without waiting and not yet joined: unit -> (step, its ranges).
         running: dict[str, tuple[int, list[tuple[str, str, int, int]]]] = {}
+        last_result: tuple[str, int] | None = None  # the unit that writes the select register
         for k, step in enumerate(program.steps):
             if isinstance(step, Wait):
                 running.clear()
+            if isinstance(step, SetOperatingPoint) and step.from_unit is not None:
+                self._check_indirect(k, step, last_result, running)
             if isinstance(step, SetOperatingPoint | Wait):
                 for other, (j, _) in running.items():
                     if isinstance(step, SetOperatingPoint) and \
@@ -273,6 +299,8 @@ class CompiledAccelerator:
             self._check_overlap(k, step, ranges, running)
             if not step.wait:
                 running[step.unit] = (k, ranges)
+            if unit.contract.result_width:
+                last_result = (step.unit, k)
             checked.append(args)
             words += 1 + len(args)
         if words > self.description.program_words:
@@ -280,6 +308,29 @@ class CompiledAccelerator:
                 f"the program takes {words} words; accelerator {self.name!r} has "
                 f"program_words={self.description.program_words}")
         return checked
+
+    def _check_indirect(self, k: int, step: SetOperatingPoint,
+                        last_result: tuple[str, int] | None,
+                        running: Mapping[str, object]) -> None:
+        """An indirect switch needs its unit's result in the DVFS-select register."""
+        name = step.from_unit
+        assert name is not None
+        if not self.units[name].contract.result_width:
+            raise step.where.error(
+                f"program step {k}: unit {name!r} ({self.units[name].contract.kind}) has no "
+                "result, so it selects no operating point",
+                hint="an indirect switch takes the point an 'entropy_dvfs' unit selected")
+        if last_result is None or last_result[0] != name:
+            after = (f"; unit {last_result[0]!r} (step {last_result[1]}) wrote the "
+                     "DVFS-select register last" if last_result else "")
+            raise step.where.error(
+                f"program step {k}: switch of domain {step.domain!r} from unit {name!r}, "
+                f"but {name!r} has not run before it{after}")
+        if name in running:
+            raise step.where.error(
+                f"program step {k}: unit {name!r} (step {last_result[1]}) was started "
+                "without waiting, so its selection may not be ready",
+                hint="add program.wait() before this step, or use program.run")
 
     @staticmethod
     def _check_overlap(k: int, step: Run, ranges: list[tuple[str, str, int, int]],
@@ -308,6 +359,8 @@ class CompiledAccelerator:
                                         wait=step.wait)
             elif isinstance(step, Wait):
                 words += isa.encode_wait()
+            elif step.point is None:
+                words += isa.encode_dvfs(self.domain_index(step.domain), None)
             else:
                 domain = self.description.domains[step.domain]
                 words += isa.encode_dvfs(self.domain_index(step.domain),
@@ -326,13 +379,89 @@ class CompiledAccelerator:
 
         Returns every buffer's final words (``int64``), the inputs left untouched.
         """
+        return self.golden_run(program, buffers).buffers
+
+    def golden_run(self, program: Program, buffers: Mapping[str, np.ndarray]) -> GoldenRun:
+        """:meth:`golden`, also giving the operating point each indirect switch selects
+        (the DVFS-select register as the program runs).
+
+        Raises
+        ------
+        DSLError
+            At an indirect switch whose selected index is not an operating point of its
+            domain (the controller would stop with error code 4, bad domain/op-point).
+        """
         state = self.initial_buffers(buffers)
-        for step, args in zip(program.steps, self.check_program(program), strict=True):
+        select = 0
+        points: dict[int, str] = {}
+        for k, (step, args) in enumerate(zip(program.steps, self.check_program(program),
+                                             strict=True)):
             if isinstance(step, Run):
                 spec = self.description.units[step.unit]
                 views = {operand: state[buf] for operand, buf in spec.bind.items()}
-                self.units[step.unit].golden(views, args)
-        return state
+                unit = self.units[step.unit]
+                unit.golden(views, args)
+                if unit.contract.result_width:
+                    select = unit.golden_result(views, args)
+            elif isinstance(step, SetOperatingPoint) and step.point is None:
+                names = list(self.description.domains[step.domain].operating_points)
+                if select >= len(names):
+                    raise step.where.error(
+                        f"program step {k}: unit {step.from_unit!r} selected operating point "
+                        f"{select}; domain {step.domain!r} has {len(names)} (0.."
+                        f"{len(names) - 1}): the controller would stop with error code 4")
+                points[k] = names[select]
+        return GoldenRun(state, points)
+
+    def resolve_points(self, program: Program, *,
+                       buffers: Mapping[str, np.ndarray] | None = None,
+                       selected: Sequence[str | int] | None = None) -> dict[int, str]:
+        """The operating point of each indirect switch, by step index (``{}`` for a program
+        without one): from a golden run on ``buffers``, or from ``selected`` (one point name
+        or index per indirect switch, in program order).
+
+        Raises
+        ------
+        DSLError
+            Both or neither given for a program with indirect switches (at the first one's
+            line), a ``selected`` of the wrong length or naming no point of its domain.
+        """
+        indirect = [(k, s) for k, s in enumerate(program.steps)
+                    if isinstance(s, SetOperatingPoint) and s.point is None]
+        if buffers is not None and selected is not None:
+            raise DSLError("give buffers= (the golden run resolves the indirect switches) or "
+                           "selected= (their points), not both")
+        if not indirect:
+            if selected:
+                raise DSLError(f"selected= gives {len(selected)} points; the program has no "
+                               "indirect switch")
+            return {}
+        k0, first = indirect[0]
+        if buffers is None and selected is None:
+            raise first.where.error(
+                f"program step {k0}: the operating point of this switch comes from unit "
+                f"{first.from_unit!r}'s data; the model needs buffers= (the golden run "
+                "resolves it) or selected= (one point per indirect switch)")
+        if buffers is not None:
+            return self.golden_run(program, buffers).points
+        assert selected is not None
+        chosen = list(selected)
+        if len(chosen) != len(indirect):
+            raise first.where.error(f"selected= gives {len(chosen)} points; the program has "
+                                    f"{len(indirect)} indirect switches")
+        out: dict[int, str] = {}
+        for (k, step), point in zip(indirect, chosen, strict=True):
+            names = list(self.description.domains[step.domain].operating_points)
+            if isinstance(point, (int, np.integer)) and not isinstance(point, bool) \
+                    and 0 <= int(point) < len(names):
+                out[k] = names[int(point)]
+            elif isinstance(point, str) and point in names:
+                out[k] = point
+            else:
+                raise step.where.error(f"program step {k}: selected point {point!r} is not an "
+                                       f"operating point of domain {step.domain!r} "
+                                       f"({names}, or their indices)")
+        return out
 
     def initial_buffers(self, buffers: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Every buffer's initial words: the given arrays, zero-padded, checked to fit."""
@@ -375,11 +504,17 @@ class CompiledAccelerator:
 
         return accelerator_area(self, node=node, progress=progress)
 
-    def model(self, program: Program) -> ProgramReport:
-        """Cycles, time and energy of ``program`` (:mod:`archsim.compilers.accel.model`)."""
+    def model(self, program: Program, *, buffers: Mapping[str, np.ndarray] | None = None,
+              selected: Sequence[str | int] | None = None) -> ProgramReport:
+        """Cycles, time and energy of ``program`` (:mod:`archsim.compilers.accel.model`).
+
+        A program with indirect switches (``set_operating_point(d, from_unit=...)``) needs
+        their points: ``buffers`` (a golden run resolves them) or ``selected``
+        (:meth:`resolve_points`).
+        """
         from .model import model_program
 
-        return model_program(self, program)
+        return model_program(self, program, buffers=buffers, selected=selected)
 
     def simulate(self, program: Program, buffers: Mapping[str, np.ndarray], *,
                  backend: str = "verilator") -> AcceleratorRunResult:

@@ -34,9 +34,11 @@ sequencer's and the bus's own energy, and clock-tree power.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ...dsl.accel import Program, Run, SetOperatingPoint, Wait
 from ...errors import ConfigError
@@ -192,10 +194,22 @@ class _RefreshTimeline:
             stalls = found
 
 
-def model_program(compiled: CompiledAccelerator, program: Program) -> ProgramReport:
-    """The model of ``program`` on ``compiled`` (see the module docstring)."""
+def model_program(compiled: CompiledAccelerator, program: Program, *,
+                  buffers: Mapping[str, np.ndarray] | None = None,
+                  selected: Sequence[str | int] | None = None) -> ProgramReport:
+    """The model of ``program`` on ``compiled`` (see the module docstring).
+
+    An indirect switch (``set_operating_point(domain, from_unit=...)``) goes to a point
+    chosen from data, which the model must be given: ``buffers``, the initial buffer words,
+    on which a golden run resolves it (:meth:`CompiledAccelerator.golden_run`: the same
+    unit golden models that equal the RTL), or ``selected``, one point (name or index) per
+    indirect switch in program order -- for a host that knows the pick already (a study
+    sweeping sentences). The switch is then modelled like a direct one to that point; a
+    :class:`DSLError` names the first indirect switch when neither is given.
+    """
     desc = compiled.description
     checked = compiled.check_program(program)
+    resolved = compiled.resolve_points(program, buffers=buffers, selected=selected)
     dvfs = DVFSModel(ldo=compiled.ldo, adpll=compiled.adpll)
     f_main = compiled.controller_clock_hz
 
@@ -234,7 +248,8 @@ def model_program(compiled: CompiledAccelerator, program: Program) -> ProgramRep
                     raise
                 unit_cycles[k], exact[k] = int(bound(args)), False
         elif isinstance(step, SetOperatingPoint):
-            v, f = desc.domains[step.domain].operating_points[step.point]
+            point = step.point if step.point is not None else resolved[k]
+            v, f = desc.domains[step.domain].operating_points[point]
             new_point = OperatingPoint(voltage_v=v, frequency_hz=f)
             moves[k] = dvfs.transition(points[step.domain], new_point)
             points[step.domain] = new_point

@@ -15,7 +15,11 @@ One :class:`AcceleratorTop` per :class:`~archsim.compilers.accel.compiled.Compil
   frozen unit's accesses are not performed, and each user of a shared read port keeps the
   data of its own last read (as an unshared port holds it);
 * one :class:`~archsim.hw.accel.dvfs.DVFSController` per regulated domain, clocked with the
-  controller in the ``main`` domain.
+  controller in the ``main`` domain;
+* the DVFS-select register: a unit with a ``result`` output (EdgeBERT's entropy-DVFS
+  selector) writes it in its ``done`` cycle, and an indirect DVFS instruction asks for the
+  operating point it holds. The sequencer sees the new value in that done cycle already (a
+  bypass), so a switch decoded right after the unit's done gets it.
 
 All domains are simulated on one clock: a unit's cycles are cycles of its domain's clock and
 the model converts each domain's cycles to time at that domain's frequency. This is exact for
@@ -44,6 +48,7 @@ from ...hw.accel.bus import (
 )
 from ...hw.accel.controller import Sequencer
 from ...hw.accel.dvfs import DVFSController
+from ...hw.accel.isa import IMM_WIDTH
 from ...hw.accel.memory import BufferMemory
 from ...hw.models.dvfs import OperatingPoint
 
@@ -166,6 +171,18 @@ class AcceleratorTop(wiring.Component):
             for k, arg in enumerate(unit.contract.all_args):
                 m.d.comb += getattr(unit, f"arg_{arg}").eq(seq.args[k])
             busy_of[name] = unit.busy
+
+        # The DVFS-select register (module docstring); the last unit in declaration order
+        # wins if two finish in one cycle, in the register and the bypass alike.
+        select_reg = Signal(IMM_WIDTH, name="dvfs_select")
+        select: Value = select_reg
+        for name, unit in unit_items:
+            if unit.contract.result_width:
+                fire = unit.done & enables[name]
+                select = Mux(fire, unit.result, select)
+                with m.If(fire):
+                    m.d.sync += select_reg.eq(unit.result)
+        m.d.comb += seq.dvfs_select.eq(select)
 
         # Port arbitration (units run concurrently after async starts): on a shared port the
         # requesting unit declared first wins; a loser is frozen for the cycle and asks again.

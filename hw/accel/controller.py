@@ -28,6 +28,7 @@ from .isa import (
     A_WIDTH,
     ASYNC_BIT,
     IMM_WIDTH,
+    INDIRECT_BIT,
     MAX_DOMAIN,
     MAX_IMM,
     MAX_UNIT,
@@ -204,7 +205,8 @@ class Sequencer(wiring.Component):
       (``wait=False``), in ``s + 1``.
     * DVFS with ack latency ``k`` (``dvfs_req`` first high in ``r = d + 1``, ``dvfs_ack``
       high in ``r + k``, ``k >= 0``): ``d = a``; the next header arrives in the ack cycle
-      ``d + 1 + k``.
+      ``d + 1 + k``. An indirect DVFS (header bit 16) is the same with ``dvfs_op`` taken
+      from the ``dvfs_select`` input in its decode cycle ``d`` instead of the imm field.
     * WAIT: ``d = max(a, D_u over every unit started so far)`` (decoded in the last done
       cycle, or at once if no unit is pending); the next header arrives in ``d + 1``.
     * HALT: decoded like a WAIT, ``h = max(a, every D_u)``, it retires at the end of ``h``:
@@ -231,8 +233,8 @@ class Sequencer(wiring.Component):
     ``error`` set, ``error_code`` the code and ``pc`` the offending header's address.
 
     **Decisions** (BUS.md leaves them open): ``go`` while busy is ignored; the host's program
-    memory writes are ignored while busy; the header's reserved bits (bit 16 of a non-RUN
-    header too), a HALT's or WAIT's fields and
+    memory writes are ignored while busy; the header's reserved bits (bit 16 of a WAIT or
+    HALT header too), an indirect DVFS's imm, a HALT's or WAIT's fields and
     an argument word's bits above :data:`ARG_WIDTH` are ignored; ``pc`` and the fetch
     address wrap modulo ``program_words`` (a power of two); ``args[j]`` for ``j`` beyond the
     running unit's count keep their previous values; the unit-side done input is called
@@ -279,6 +281,9 @@ class Sequencer(wiring.Component):
     dvfs_domain : Signal(8), out
     dvfs_op : Signal(16), out
     dvfs_ack : Signal(1), in
+    dvfs_select : Signal(16), in
+        The accelerator's DVFS-select register (the operating point an indirect DVFS asks
+        for; sampled, and checked against ``op_points``, in its decode cycle).
     """
 
     #: Cycles of the HALT's decode (the ``1 +`` of the cycle formula; also a WAIT's when
@@ -334,6 +339,7 @@ class Sequencer(wiring.Component):
             "dvfs_domain": Out(A_WIDTH),
             "dvfs_op": Out(IMM_WIDTH),
             "dvfs_ack": In(1),
+            "dvfs_select": In(IMM_WIDTH),
         })
         super().__init__(members)
 
@@ -474,8 +480,9 @@ class Sequencer(wiring.Component):
                                      f"arguments, not {len(ins.args)} "
                                      f"(error code {ERROR_ARG_COUNT})")
             elif isinstance(ins, SetOperatingPoint):
+                # An indirect point is data: checked by the hardware when decoded.
                 if ins.domain >= self._domains or (
-                        self._op_points is not None
+                        self._op_points is not None and ins.op is not None
                         and ins.op >= self._op_points[ins.domain]):
                     raise ValueError(f"instructions[{i}]: no domain {ins.domain} operating "
                                      f"point {ins.op} (error code {ERROR_BAD_DVFS})")
@@ -500,6 +507,8 @@ class Sequencer(wiring.Component):
         opcode = word[OPCODE_SHIFT:]
         field_a = word[A_SHIFT:A_SHIFT + A_WIDTH]
         imm = word[:IMM_WIDTH]
+        # A DVFS's operating point: the imm field, or (indirect) the DVFS-select register.
+        dvfs_op = Mux(word[INDIRECT_BIT], self.dvfs_select, imm)
         m.d.comb += [rp.addr.eq(fa), fa.eq(ra + advance), self.host_rdata.eq(word)]
         m.d.sync += ra.eq(fa)
 
@@ -534,7 +543,7 @@ class Sequencer(wiring.Component):
                 for d, points in enumerate(self._op_points):
                     with m.Case(d):
                         m.d.comb += limit.eq(points)
-            m.d.comb += bad_dvfs.eq((field_a >= self._domains) | (imm >= limit))
+            m.d.comb += bad_dvfs.eq((field_a >= self._domains) | (dvfs_op >= limit))
         else:
             m.d.comb += bad_dvfs.eq(field_a >= self._domains)
 
@@ -584,7 +593,7 @@ class Sequencer(wiring.Component):
                         stop(ERROR_BAD_DVFS)
                     with m.Else():
                         m.d.sync += [self.dvfs_req.eq(1), self.dvfs_domain.eq(field_a),
-                                     self.dvfs_op.eq(imm)]
+                                     self.dvfs_op.eq(dvfs_op)]
                         m.next = "DVFS"
                 with m.Case(Opcode.WAIT):
                     m.next = "DECODE"

@@ -16,6 +16,12 @@ with the same control members and one memory port per *operand*:
 ``arg_<name>`` (In ``width``)
     One input per argument (unsigned), sampled with ``start``. Every operand ``x`` has an
     argument ``x_addr``: its base word address in the buffer it is bound to.
+``result`` (Out ``result_width``, only when the contract has a ``result_width``)
+    The invocation's scalar result (EdgeBERT's entropy-DVFS unit: the selected operating
+    point), valid in the ``done`` cycle and held until the cycle before the next
+    invocation's ``done``. The accelerator latches it at ``done`` into its DVFS-select
+    register (an indirect DVFS instruction, :mod:`archsim.hw.accel.isa`, reads it); no
+    separate valid strobe is needed: ``done`` marks its arrival.
 ``<operand>`` (a :func:`read_port` or :func:`write_port` signature, unit side)
     Reads are synchronous: ``en`` high with ``addr`` in cycle ``t`` gives ``data`` in cycle
     ``t + 1`` (and ``data`` holds while ``en`` is low). A write with ``en`` high in cycle
@@ -119,11 +125,15 @@ class UnitContract:
     args : tuple of str
         Argument names besides the operands' ``*_addr`` (sizes, modes, shifts).
     operands : tuple of Operand
+    result_width : int
+        Bits of the unit's ``result`` output (0: the unit has none); its golden value is
+        :meth:`Unit.golden_result`.
     """
 
     kind: str
     args: tuple[str, ...]
     operands: tuple[Operand, ...]
+    result_width: int = 0
     _names: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -137,6 +147,10 @@ class UnitContract:
         if clash:
             raise ValueError(f"unit kind {self.kind!r}: {sorted(clash)} is both an operand "
                              "and an argument")
+        if isinstance(self.result_width, bool) or not isinstance(self.result_width, int) \
+                or not 0 <= self.result_width <= ARG_WIDTH:
+            raise ValueError(f"unit kind {self.kind!r}: result_width must be an int in "
+                             f"0..{ARG_WIDTH}, not {self.result_width!r}")
         object.__setattr__(self, "_names", frozenset(all_args))
 
     @property
@@ -158,6 +172,8 @@ class UnitContract:
         ``addr_widths`` maps each operand to the address width of the buffer it binds to.
         """
         members: dict[str, object] = {"start": In(1), "busy": Out(1), "done": Out(1)}
+        if self.result_width:
+            members["result"] = Out(self.result_width)
         for name in self.all_args:
             members[f"arg_{name}"] = In(ARG_WIDTH)
         for o in self.operands:
@@ -220,3 +236,8 @@ class Unit(wiring.Component):
         """Run one invocation on raw words: ``buffers[operand]`` is that operand's whole
         buffer (1-D ``int64``, unsigned words), written in place for write operands."""
         raise NotImplementedError
+
+    def golden_result(self, buffers: Mapping[str, np.ndarray], args: Mapping[str, int]) -> int:
+        """The ``result`` output of one invocation on these words (units whose contract has
+        a ``result_width``; the others have none)."""
+        raise NotImplementedError(f"unit kind {self.contract.kind!r} has no result")

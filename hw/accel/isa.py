@@ -11,7 +11,9 @@ opcode    value   a                      imm
 RUN       0x1     unit index (0..255)    number of argument words that follow (0..65535);
                                          each is one argument in the unit contract's
                                          ``all_args`` order
-DVFS      0x2     domain index (0..255)  operating-point index (0..65535)
+DVFS      0x2     domain index (0..255)  operating-point index (0..65535); 0 when
+                                         indirect (flag set): the point is the
+                                         accelerator's DVFS-select register
 WAIT      0x3     0                      0
 HALT      0xF     0                      0
 ========  ======  =====================  ==================================================
@@ -34,6 +36,8 @@ and ignores those bits.
 [Run(unit=1, args=(10, 20)), SetOperatingPoint(domain=0, op=2), Halt()]
 >>> encode([Run(0, (5,), wait=False), Run(1, ()), Wait(), Halt()])
 [268500993, 5, 269484032, 805306368, 4026531840]
+>>> encode([SetOperatingPoint(1, None)]), decode([0x20110000])
+([537985024], [SetOperatingPoint(domain=1, op=None)])
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from .interface import ARG_WIDTH
 __all__ = ["Opcode", "Run", "SetOperatingPoint", "Wait", "Halt", "Instruction",
            "ERROR_CODES", "MAX_UNIT", "MAX_DOMAIN", "MAX_IMM", "MAX_ARG", "MAX_WORD",
            "OPCODE_SHIFT", "A_SHIFT", "A_WIDTH", "IMM_WIDTH", "ASYNC_BIT", "ASYNC_FLAG",
+           "INDIRECT_BIT", "INDIRECT_FLAG",
            "encode_run", "encode_dvfs", "encode_wait", "encode_halt", "encode", "decode"]
 
 
@@ -70,6 +75,10 @@ IMM_WIDTH = 16
 #: A RUN header's async flag: bit 16 set means "start the unit and do not wait for done".
 ASYNC_BIT = 16
 ASYNC_FLAG = 1 << ASYNC_BIT
+#: A DVFS header's indirect flag (the same bit): the operating point is the DVFS-select
+#: register's, not the imm field's.
+INDIRECT_BIT = 16
+INDIRECT_FLAG = 1 << INDIRECT_BIT
 
 MAX_UNIT = (1 << A_WIDTH) - 1
 MAX_DOMAIN = (1 << A_WIDTH) - 1
@@ -82,7 +91,7 @@ MAX_WORD = (1 << 32) - 1
 ERROR_CODES = {0: "none", 1: "bad opcode", 2: "bad unit index", 3: "arg-count mismatch",
                4: "bad domain/op-point"}
 
-# Bits a header must leave 0 ([16:20]; bit 16 is RUN's async flag).
+# Bits a header must leave 0 ([16:20]; bit 16 is RUN's async and DVFS's indirect flag).
 _HEADER_RESERVED = ((1 << A_SHIFT) - 1) & ~MAX_IMM
 
 
@@ -120,8 +129,9 @@ def encode_run(unit: int, args: Sequence[int], *, wait: bool = True) -> list[int
     return [_header(Opcode.RUN, unit, len(values)) | flag, *values]
 
 
-def encode_dvfs(domain: int, op: int) -> list[int]:
-    """The word of a DVFS instruction: set ``domain`` to operating point ``op``.
+def encode_dvfs(domain: int, op: int | None) -> list[int]:
+    """The word of a DVFS instruction: set ``domain`` to operating point ``op``, or, with
+    ``op`` None, to the point in the DVFS-select register (the indirect flag, imm 0).
 
     Raises
     ------
@@ -130,6 +140,8 @@ def encode_dvfs(domain: int, op: int) -> list[int]:
         (``TypeError`` for a non-int).
     """
     domain = _as_int("domain", domain, 0, MAX_DOMAIN)
+    if op is None:
+        return [_header(Opcode.DVFS, domain, 0) | INDIRECT_FLAG]
     op = _as_int("op", op, 0, MAX_IMM)
     return [_header(Opcode.DVFS, domain, op)]
 
@@ -170,10 +182,19 @@ class Run:
 
 @dataclass(frozen=True)
 class SetOperatingPoint:
-    """Move clock/power domain ``domain`` to operating point ``op``; wait for the DVFS ack."""
+    """Move clock/power domain ``domain`` to operating point ``op``; wait for the DVFS ack.
+
+    ``op=None`` is the indirect form: the point is the one in the accelerator's DVFS-select
+    register (written by the last unit with a result to finish), chosen from data.
+    """
 
     domain: int
-    op: int
+    op: int | None = None
+
+    @property
+    def indirect(self) -> bool:
+        """The point comes from the DVFS-select register."""
+        return self.op is None
 
     def __post_init__(self) -> None:
         encode_dvfs(self.domain, self.op)
@@ -235,7 +256,8 @@ def decode(words: Sequence[int]) -> list[Instruction]:
         known = ", ".join(f"{o.name} 0x{o.value:X}" for o in Opcode)
         if opcode not in Opcode._value2member_map_:
             raise ValueError(f"words[{i}]: unknown opcode 0x{opcode:X} (known: {known})")
-        reserved = _HEADER_RESERVED & ~(ASYNC_FLAG if opcode == Opcode.RUN else 0)
+        flag = {Opcode.RUN: ASYNC_FLAG, Opcode.DVFS: INDIRECT_FLAG}.get(Opcode(opcode), 0)
+        reserved = _HEADER_RESERVED & ~flag
         if w & reserved:
             raise ValueError(f"words[{i}]: reserved header bits [16:20] are "
                              f"0x{(w & reserved) >> IMM_WIDTH:X}, not 0")
@@ -246,7 +268,13 @@ def decode(words: Sequence[int]) -> list[Instruction]:
             out.append(Halt() if opcode == Opcode.HALT else Wait())
             i += 1
         elif opcode == Opcode.DVFS:
-            out.append(SetOperatingPoint(a, imm))
+            if w & INDIRECT_FLAG:
+                if imm:
+                    raise ValueError(f"words[{i}]: an indirect DVFS has imm={imm}; it must "
+                                     "be 0 (the point is the DVFS-select register's)")
+                out.append(SetOperatingPoint(a, None))
+            else:
+                out.append(SetOperatingPoint(a, imm))
             i += 1
         else:
             if i + imm >= len(values):

@@ -176,7 +176,7 @@ def register(app: typer.Typer) -> None:
         prog = _load_program(program, acc)
         words = _inputs(inputs, acc, compiled, seed)
         golden = compiled.golden(prog, words)
-        predicted = compiled.model(prog)
+        predicted = compiled.model(prog, buffers=words)  # resolves indirect DVFS switches
         result = compiled.simulate(prog, words, backend=backend.value)
         same = [b for b in golden if np.array_equal(golden[b], result.buffers[b])]
         build = ("no build" if backend is AccelBackend.pysim

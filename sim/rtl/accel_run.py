@@ -141,7 +141,7 @@ def run_accelerator(compiled: CompiledAccelerator, program: Program,
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}", field="backend", allowed=BACKENDS)
     if max_cycles is None:
-        max_cycles = 4 * compiled.model(program).cycles + 1000
+        max_cycles = 4 * compiled.model(program, buffers=buffers).cycles + 1000
     job, reads = build_job(compiled, program, buffers, max_cycles)
     if backend == "pysim":
         results, job_cycles, wall_s = _run_pysim(compiled, job)

@@ -40,11 +40,14 @@ class UnitRunResult:
         as :meth:`Unit.cycles` counts them.
     stall_cycles : int
         Cycles the unit was frozen in between.
+    result : int or None
+        The unit's ``result`` output in its ``done`` cycle (None: its contract has none).
     """
 
     buffers: dict[str, np.ndarray]
     cycles: int
     stall_cycles: int
+    result: int | None = None
 
 
 def run_unit(unit: Unit, buffers: Mapping[str, np.ndarray], args: Mapping[str, int], *,
@@ -164,6 +167,8 @@ def run_unit(unit: Unit, buffers: Mapping[str, np.ndarray], args: Mapping[str, i
             frozen = (not first) and stall_probability > 0 and rng.random() < stall_probability
             ctx.set(stall, frozen)
             if not frozen and not first and ctx.get(unit.done):
+                if contract.result_width:
+                    result["result"] = int(ctx.get(unit.result))
                 break
             await ctx.tick()
             if first:
@@ -192,4 +197,4 @@ def run_unit(unit: Unit, buffers: Mapping[str, np.ndarray], args: Mapping[str, i
     sim.run()
     out = {buf: result[f"mem:{buf}"] for buf in memories}
     return UnitRunResult(buffers=out, cycles=int(result["cycles"]),
-                         stall_cycles=int(result["stalled"]))
+                         stall_cycles=int(result["stalled"]), result=result.get("result"))
