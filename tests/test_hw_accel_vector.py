@@ -374,7 +374,8 @@ def function_inputs(n, rng):
 def test_function_rtl_equals_golden_and_float(op, lanes):
     rng = np.random.default_rng(lanes * 7 + VECTOR_OPS[op])
     n = 320
-    unit = VectorUnit(a_width=16, b_width=16, z_width=16, addr_width=10 - (lanes // 2),
+    # 1024 elements either way: 2**10 words, or 2**8 rows of 4
+    unit = VectorUnit(a_width=16, b_width=16, z_width=16, addr_width={1: 10, 4: 8}[lanes],
                       lanes=lanes)
     x = function_inputs(n, rng)
     a = np.zeros(1024, np.int64)
