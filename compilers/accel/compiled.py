@@ -82,6 +82,9 @@ def _library_unit(kind: str) -> type[Unit]:
     if kind == "adaptivfloat_dot":
         from ...hw.accel.formats import AdaptivFloatDot
         return AdaptivFloatDot
+    if kind == "bitmask_decode":
+        from ...hw.accel.bitmask import BitmaskDecode
+        return BitmaskDecode
     raise AssertionError(kind)  # the description checked the kind
 
 
