@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from archsim.hw.accel.bitmask import (
     BitmaskDecode,
+    BitmaskEncode,
     bitmask_decode_reference,
     bitmask_encode,
     bitmask_packed_reads,
@@ -319,3 +320,109 @@ def test_golden_names_a_short_buffer():
     assert str(info.value) == ("unit kind 'bitmask_decode': buffer of operand 'packed' holds "
                                "4 words; the invocation reaches 8")
     silence_unused(unit)
+
+
+
+# --- the encoder -------------------------------------------------------------------------
+
+def run_encoder(dense, *, src_addr=8, mask_addr=3, packed_addr=4, stall=0.0):
+    unit = BitmaskEncode(lanes=LANES, addr_width=AW)
+    rows = len(dense)
+    args = dict(src_addr=src_addr, mask_addr=mask_addr, packed_addr=packed_addr, rows=rows)
+    bufs = {"src": place(128, src_addr, dense.ravel()), "mask": np.full(32, 0xB, np.int64),
+            "packed": np.full(128, 0xEE, np.int64)}
+    gold = {k: v.copy() for k, v in bufs.items()}
+    unit.golden(gold, args)
+    res = run_unit(unit, bufs, args, stall_probability=stall, seed=4)
+    return unit, args, res, gold
+
+
+@pytest.mark.parametrize("density", [0.0, 0.25, 0.5, 1.0, "random"])
+def test_encoder_rtl_equals_golden_and_independent_encoding(density):
+    rng = np.random.default_rng(17)
+    rows = 9
+    if density == "random":
+        dense = np.vstack([sparse(rng, 1, LANES, d) for d in rng.random(rows)])
+    else:
+        dense = sparse(rng, rows, LANES, density)
+    unit, args, res, gold = run_encoder(dense)
+    masks, packed = encode_by_rows(dense)
+    assert res.buffers["mask"][3:3 + rows].tolist() == masks.tolist()
+    assert res.buffers["packed"][4:4 + len(packed)].tolist() == packed.tolist()
+    # exactly ceil(nnz / lanes) packed rows are written, nothing else
+    assert (res.buffers["packed"][4 + len(packed):] == 0xEE).all()
+    assert (res.buffers["packed"][:4] == 0xEE).all()
+    assert (res.buffers["mask"][:3] == 0xB).all()
+    assert (res.buffers["mask"][3 + rows:] == 0xB).all()
+    for name in ("mask", "packed"):
+        assert np.array_equal(res.buffers[name], gold[name]), name
+    assert res.cycles == rows + 4 == unit.cycles(args)
+
+
+def test_encoder_every_mask_then_decoder_round_trip_in_rtl():
+    dense = np.array([[(16 * m + i + 1) if (m >> i) & 1 else 0 for i in range(4)]
+                      for m in range(16)])[3:13]
+    _, _, enc, _ = run_encoder(dense, src_addr=0, mask_addr=0, packed_addr=0, stall=0.2)
+    assert enc.stall_cycles > 0 and enc.cycles == len(dense) + 4
+    masks, packed = enc.buffers["mask"][:10], enc.buffers["packed"]
+    assert masks.tolist() == list(range(3, 13))
+    # decode what the encoder RTL wrote, with the decoder RTL
+    unit = BitmaskDecode(lanes=LANES, addr_width=AW)
+    args = dict(mask_addr=0, packed_addr=0, dst_addr=0, rows=10)
+    back = run_unit(unit, {"mask": enc.buffers["mask"], "packed": packed,
+                           "dst": np.zeros(128, np.int64)}, args)
+    assert back.buffers["dst"][:40].reshape(10, 4).tolist() == dense.tolist()
+    assert not back.buffers["dst"][40:].any()
+
+
+def test_encoder_contract_and_errors():
+    unit = BitmaskEncode(lanes=16, addr_width=12)
+    args = dict(src_addr=16, mask_addr=7, packed_addr=32, rows=8)
+    assert unit.cycles(args) == 12
+    assert unit.actions(args) == {"encode": 8, "read:src": 8, "write:mask": 8,
+                                  "write:packed": 8}
+    assert unit.footprint(args) == {"src": (16, 144), "mask": (7, 15), "packed": (32, 160)}
+    assert "assumed" in unit.ENERGY_SOURCES["encode"]
+    with pytest.raises(ValueError) as info:
+        unit.cycles(args | {"packed_addr": 8})
+    assert str(info.value) == ("unit kind 'bitmask_encode': argument 'packed_addr' must be a "
+                               "multiple of lanes (16), not 8")
+    with pytest.raises(ValueError) as info:
+        unit.cycles(args | {"rows": 0})
+    assert str(info.value) == ("unit kind 'bitmask_encode': argument 'rows' must be at least 1, "
+                               "not 0")
+    silence_unused(unit)
+    with pytest.raises(ValueError) as info:
+        BitmaskEncode(lanes=12)
+    assert str(info.value) == "lanes must be one of (2, 4, 8, 16, 32), not 12"
+
+
+
+def test_encode_then_decode_in_an_accelerator():
+    from archsim.dsl.accel import Accelerator
+
+    acc = Accelerator(name="sparse_rt")
+    acc.buffer("mask", words=32, width=4)
+    acc.buffer("dense", words=128, width=8, banks=4)
+    acc.buffer("packed", words=128, width=8, banks=4)
+    acc.buffer("back", words=128, width=8, banks=4)
+    acc.unit("enc", "bitmask_encode", bind={"src": "dense", "mask": "mask",
+                                            "packed": "packed"}, lanes=4)
+    acc.unit("dec", "bitmask_decode", bind={"mask": "mask", "packed": "packed",
+                                            "dst": "back"}, lanes=4)
+    prog = acc.program()
+    prog.run("enc", src_addr=0, mask_addr=0, packed_addr=0, rows=20)
+    prog.run("dec", mask_addr=0, packed_addr=0, dst_addr=8, rows=20)
+    compiled = acc.compile()
+    dense = sparse(np.random.default_rng(5), 20, 4, 0.4)
+    golden = compiled.golden(prog, {"dense": dense.ravel()})
+    result = compiled.simulate(prog, {"dense": dense.ravel()}, backend="pysim")
+    assert result.error_code == 0
+    for name in golden:
+        assert np.array_equal(result.buffers[name], golden[name]), name
+    assert golden["back"][8:88].reshape(20, 4).tolist() == dense.tolist()
+    assert golden["mask"][:20].tolist() == encode_by_rows(dense)[0].tolist()
+    model = compiled.model(prog)
+    assert result.cycles == model.cycles
+    assert [s.unit_cycles for s in model.steps if s.unit_cycles] == [20 + 4, 20 + 3]
+

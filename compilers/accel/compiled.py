@@ -82,9 +82,10 @@ def _library_unit(kind: str) -> type[Unit]:
     if kind == "adaptivfloat_dot":
         from ...hw.accel.formats import AdaptivFloatDot
         return AdaptivFloatDot
-    if kind == "bitmask_decode":
-        from ...hw.accel.bitmask import BitmaskDecode
-        return BitmaskDecode
+    if kind in ("bitmask_decode", "bitmask_encode"):
+        from ...hw.accel import bitmask
+        return {"bitmask_decode": bitmask.BitmaskDecode,
+                "bitmask_encode": bitmask.BitmaskEncode}[kind]
     raise AssertionError(kind)  # the description checked the kind
 
 

@@ -29,6 +29,15 @@ write::
 
     cycles = rows + 3
 
+:class:`BitmaskEncode` (library kind ``"bitmask_encode"``) is the reverse, one dense row per
+cycle: it writes each row's mask, appends the row's nonzero codes to a window of fewer than
+``lanes`` codes and writes a packed row whenever ``lanes`` have gathered; after the last row
+it writes what is left, zero-padded (if anything is). Row ``r`` is read in cycle ``s + 1 + r``,
+compacted in ``s + 2 + r``, its mask (and any full packed row) written in ``s + 3 + r``, the
+last partial packed row in ``s + 3 + rows``::
+
+    cycles = rows + 4
+
 Energy per action (assumed, 45 nm, 0.9 V): ``"decode"``, one per row, the prefix counts as
 ``lanes`` 8-bit adds (M. Horowitz, ISSCC 2014: 0.03 pJ each) plus the crossbar and the
 window's shifters as ``lanes**2`` 8-bit 2:1 selects, each taken as a tenth of that add (as
@@ -46,7 +55,7 @@ from ..checks import check_int, silence_unused
 from ..hls_ops import op_cost
 from .interface import ARG_WIDTH, Operand, Unit, UnitContract
 
-__all__ = ["BitmaskDecode", "bitmask_encode", "bitmask_decode_reference",
+__all__ = ["BitmaskDecode", "BitmaskEncode", "bitmask_encode", "bitmask_decode_reference",
            "bitmask_packed_reads", "CODE_WIDTH", "MAX_LANES", "UNIT_LANES",
            "decode_energy_j"]
 
@@ -355,6 +364,189 @@ class BitmaskDecode(Unit):
         with m.If(out_valid):
             m.d.sync += dst_ptr.eq(dst_ptr + 1)
         m.d.sync += finished.eq(out_valid & out_last)
+        with m.If(finished):
+            m.d.sync += busy.eq(0)
+        return m
+
+
+class BitmaskEncode(Unit):
+    """The bitmask encoder, the reverse of :class:`BitmaskDecode` (module docstring).
+
+    Parameters
+    ----------
+    lanes : int
+        Elements per row, one of :data:`UNIT_LANES`; the mask words are ``lanes`` bits.
+    addr_width : int
+        Address bits of every port (``mask``: element addresses; ``src``, ``packed``: row
+        addresses), ``1..32``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        A parameter that is not an int in its allowed values (the message names it).
+
+    Notes
+    -----
+    Operands: ``src`` (read, 8 b, ``lanes`` lanes), ``mask`` (write, ``lanes`` bits, 1 lane),
+    ``packed`` (write, 8 b, ``lanes`` lanes). Arguments: ``src_addr``, ``mask_addr`` and
+    ``packed_addr`` (element addresses; ``src_addr`` and ``packed_addr`` multiples of
+    ``lanes``), ``rows`` (at least 1). It writes ``ceil(nnz / lanes)`` packed rows, exactly
+    :func:`bitmask_encode`'s ``packed``; the words after them are left alone.
+    """
+
+    def __init__(self, *, lanes: int = 16, addr_width: int = 16) -> None:
+        try:
+            check_int("lanes", lanes, UNIT_LANES[0], UNIT_LANES[-1])
+            if lanes not in UNIT_LANES:
+                raise ValueError(f"lanes must be one of {UNIT_LANES}, not {lanes}")
+            check_int("addr_width", addr_width, 1, ARG_WIDTH)
+        except (TypeError, ValueError):
+            silence_unused(self)
+            raise
+        self.lanes, self.addr_width = lanes, addr_width
+        self.ENERGY_PER_ACTION_J = {"encode": decode_energy_j(lanes)}
+        self.ENERGY_SOURCES = {
+            "encode": f"assumed: as bitmask_decode's row, {lanes} 8-bit adds (M. Horowitz, "
+                      f"ISSCC 2014, 45 nm: 0.03 pJ each) plus {lanes * lanes} 8-bit 2:1 "
+                      "selects, each a tenth of that add"}
+        self.contract = UnitContract(
+            kind="bitmask_encode", args=("rows",),
+            operands=(Operand("src", "read", CODE_WIDTH, lanes),
+                      Operand("mask", "write", lanes),
+                      Operand("packed", "write", CODE_WIDTH, lanes)))
+        super().__init__(self.contract.members({"src": addr_width, "mask": addr_width,
+                                                "packed": addr_width}))
+
+    # --- the model view ------------------------------------------------------------------
+
+    def _check(self, args: Mapping[str, int]) -> dict[str, int]:
+        a = self.contract.check_args(args)
+        kind, lanes = self.contract.kind, self.lanes
+        if a["rows"] < 1:
+            raise ValueError(f"unit kind {kind!r}: argument 'rows' must be at least 1, "
+                             f"not {a['rows']}")
+        for name in ("src_addr", "packed_addr"):
+            if a[name] % lanes:
+                raise ValueError(f"unit kind {kind!r}: argument {name!r} must be a multiple "
+                                 f"of lanes ({lanes}), not {a[name]}")
+        for name, (_, end) in self._footprint(a).items():
+            limit = self.contract.operand(name).lanes << self.addr_width
+            if end > limit:
+                raise ValueError(
+                    f"unit kind {kind!r}: operand {name!r} would reach element {end - 1}, "
+                    f"past the {limit} elements its {self.addr_width}-bit address reaches")
+        return a
+
+    def _footprint(self, a: Mapping[str, int]) -> dict[str, tuple[int, int]]:
+        dense = a["rows"] * self.lanes
+        return {"src": (a["src_addr"], a["src_addr"] + dense),
+                "mask": (a["mask_addr"], a["mask_addr"] + a["rows"]),
+                "packed": (a["packed_addr"], a["packed_addr"] + dense)}
+
+    def cycles(self, args: Mapping[str, int]) -> int:
+        """``rows + 4`` (see the module docstring), whatever the data hold."""
+        return self._check(args)["rows"] + 4
+
+    def actions(self, args: Mapping[str, int]) -> dict[str, int]:
+        """``encode``, ``read:src`` and ``write:mask``: ``rows`` each; ``write:packed``: the
+        bound ``rows`` (a dense tile; the RTL writes ``ceil(nnz / lanes)``)."""
+        rows = self._check(args)["rows"]
+        return {"encode": rows, "read:src": rows, "write:mask": rows, "write:packed": rows}
+
+    def footprint(self, args: Mapping[str, int]) -> dict[str, tuple[int, int]]:
+        """Element ranges: ``src`` ``rows * lanes``, ``mask`` ``rows``; ``packed`` at most
+        ``rows * lanes`` (a dense tile; sparser rows write fewer)."""
+        return self._footprint(self._check(args))
+
+    def golden(self, buffers: Mapping[str, np.ndarray], args: Mapping[str, int]) -> None:
+        """Encode the rows (:func:`bitmask_encode`), write the masks and the packed rows."""
+        a = self._check(args)
+        rows, lanes, kind = a["rows"], self.lanes, self.contract.kind
+        for name, (_, end) in self._footprint(a).items():
+            if end > len(np.asarray(buffers[name]).ravel()):
+                raise ValueError(f"unit kind {kind!r}: buffer of operand {name!r} holds "
+                                 f"{len(np.asarray(buffers[name]).ravel())} words; the "
+                                 f"invocation reaches {end}")
+        src = np.asarray(buffers["src"]).ravel()[a["src_addr"]:a["src_addr"] + rows * lanes]
+        dense = (src.astype(np.int64) & ((1 << CODE_WIDTH) - 1)).reshape(rows, lanes)
+        masks, packed = bitmask_encode(dense)
+        buffers["mask"][a["mask_addr"]:a["mask_addr"] + rows] = masks
+        buffers["packed"][a["packed_addr"]:a["packed_addr"] + len(packed)] = packed
+
+    # --- the RTL -------------------------------------------------------------------------
+
+    def elaborate(self, platform: object) -> Module:
+        m = Module()
+        lanes, w, aw = self.lanes, CODE_WIDTH, self.addr_width
+        log_lanes = lanes.bit_length() - 1
+
+        busy, issuing = Signal(), Signal()
+        rows, j = Signal(ARG_WIDTH), Signal(ARG_WIDTH)
+        src_ptr, mask_ptr, packed_ptr = Signal(aw), Signal(aw), Signal(aw)
+        win = Signal(lanes * w)            # codes not yet written, element 0 first
+        rem = Signal(range(lanes))         # how many (always fewer than lanes)
+        v1, last1, v2, last2, flush, finished = (Signal() for _ in range(6))
+        mask_out, emit, emit_row = Signal(lanes), Signal(), Signal(lanes * w)
+
+        with m.If(self.start & ~busy):
+            m.d.sync += [busy.eq(1), issuing.eq(1), j.eq(0), rows.eq(self.arg_rows),
+                         src_ptr.eq(self.arg_src_addr >> log_lanes),
+                         mask_ptr.eq(self.arg_mask_addr),
+                         packed_ptr.eq(self.arg_packed_addr >> log_lanes),
+                         win.eq(0), rem.eq(0)]
+        m.d.comb += [self.busy.eq(busy), self.done.eq(finished)]
+
+        # Stage 0: one dense row read per cycle.
+        row_last = j == rows - 1
+        m.d.comb += [self.src.addr.eq(src_ptr), self.src.en.eq(issuing)]
+        with m.If(issuing):
+            m.d.sync += [src_ptr.eq(src_ptr + 1), j.eq(j + 1)]
+            with m.If(row_last):
+                m.d.sync += issuing.eq(0)
+        m.d.sync += [v1.eq(issuing), last1.eq(issuing & row_last)]
+
+        # Stage 1: the row's mask; its nonzeros compacted (slot k takes the lane whose
+        # prefix count is k: a zero lane with the same count adds only zeros) and appended.
+        x = [self.src.data[i * w:(i + 1) * w] for i in range(lanes)]
+        bits = [xi != 0 for xi in x]
+        prefix = [Signal(range(i + 1), name=f"prefix{i}") for i in range(lanes + 1)]
+        m.d.comb += prefix[0].eq(0)
+        for i in range(lanes):
+            m.d.comb += prefix[i + 1].eq(prefix[i] + bits[i])
+        slots = []
+        for k in range(lanes):
+            slot = Signal(w, name=f"slot{k}")
+            terms = [Mux(prefix[i] == k, x[i], 0) for i in range(k, lanes)]
+            expr = terms[0]
+            for t in terms[1:]:
+                expr = expr | t
+            m.d.comb += slot.eq(expr)
+            slots.append(slot)
+        compacted = Cat(*slots)
+        combined = Signal(2 * lanes * w)
+        count = Signal(range(2 * lanes))
+        m.d.comb += [combined.eq(win | (compacted << (rem * w))[:2 * lanes * w]),
+                     count.eq(rem + prefix[lanes])]
+        full = count >= lanes
+        with m.If(v1):
+            m.d.sync += [mask_out.eq(Cat(*bits)), emit_row.eq(combined[:lanes * w])]
+            with m.If(full):
+                m.d.sync += [win.eq(combined[lanes * w:]), rem.eq(count - lanes)]
+            with m.Else():
+                m.d.sync += [win.eq(combined[:lanes * w]), rem.eq(count)]
+        m.d.sync += [v2.eq(v1), last2.eq(v1 & last1), emit.eq(v1 & full)]
+
+        # Stage 2: the mask and any full packed row; then the partial last row, if any.
+        m.d.comb += [self.mask.en.eq(v2), self.mask.addr.eq(mask_ptr),
+                     self.mask.data.eq(mask_out),
+                     self.packed.en.eq(emit | (flush & (rem != 0))),
+                     self.packed.addr.eq(packed_ptr),
+                     self.packed.data.eq(Mux(flush, win, emit_row))]
+        with m.If(v2):
+            m.d.sync += mask_ptr.eq(mask_ptr + 1)
+        with m.If(self.packed.en):
+            m.d.sync += packed_ptr.eq(packed_ptr + 1)
+        m.d.sync += [flush.eq(v2 & last2), finished.eq(flush)]
         with m.If(finished):
             m.d.sync += busy.eq(0)
         return m
