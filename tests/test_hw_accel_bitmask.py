@@ -181,6 +181,22 @@ def test_rtl_every_mask_in_sequence_and_reversed():
     assert res.buffers["dst"][:40].reshape(10, 4).tolist() == dense[6:].tolist()
 
 
+
+@pytest.mark.parametrize("lanes", [2, 8, 16])
+def test_rtl_at_other_lane_counts(lanes):
+    rng = np.random.default_rng(lanes)
+    rows = 12
+    dense = np.vstack([sparse(rng, 1, lanes, d) for d in rng.random(rows)])
+    masks, packed = encode_by_rows(dense)
+    unit = BitmaskDecode(lanes=lanes, addr_width=4)
+    args = dict(mask_addr=2, packed_addr=lanes, dst_addr=2 * lanes, rows=rows)
+    bufs = {"mask": place(16, 2, masks), "packed": place(16 * lanes, lanes, packed),
+            "dst": np.zeros(16 * lanes, np.int64)}
+    res = run_unit(unit, bufs, args)
+    got = res.buffers["dst"][2 * lanes:(2 + rows) * lanes].reshape(rows, lanes)
+    assert got.tolist() == decode_by_rows(masks, packed, lanes).tolist() == dense.tolist()
+    assert res.cycles == rows + 3
+
 def test_single_row_and_stalls():
     rng = np.random.default_rng(3)
     unit, args, res, _ = run_case(sparse(rng, 1, LANES, 0.5))
@@ -426,3 +442,51 @@ def test_encode_then_decode_in_an_accelerator():
     assert result.cycles == model.cycles
     assert [s.unit_cycles for s in model.steps if s.unit_cycles] == [20 + 4, 20 + 3]
 
+
+@pytest.mark.slow
+def test_sparse_tile_decoded_and_converted_in_an_accelerator_under_verilator():
+    """A 64 x 16 pruned tile: masks + packed codes -> dense codes -> Q6.10, at 16 lanes."""
+    import math
+
+    from archsim.dsl.accel import Accelerator
+
+    rows, lanes, frac, bias = 64, 16, 10, 3
+    acc = Accelerator(name="sparse_front")
+    acc.buffer("mask", words=rows, width=16)
+    acc.buffer("wpk", words=rows * lanes, width=8, banks=lanes)
+    acc.buffer("wd", words=rows * lanes, width=8, banks=lanes)
+    acc.buffer("wf", words=rows * lanes, width=16, banks=lanes)
+    acc.unit("dec", "bitmask_decode", bind={"mask": "mask", "packed": "wpk", "dst": "wd"},
+             lanes=lanes)
+    acc.unit("cvt", "adaptivfloat_convert", bind={"src": "wd", "dst": "wf"},
+             direction="to_fixed", lanes=lanes)
+    prog = acc.program()
+    prog.run("dec", mask_addr=0, packed_addr=0, dst_addr=0, rows=rows)
+    prog.run("cvt", src_addr=0, dst_addr=0, n=rows * lanes, frac=frac, bias=bias)
+    compiled = acc.compile()
+
+    rng = np.random.default_rng(13)
+    density = np.repeat([0.0, 0.25, 0.5, 1.0], rows // 4)[:, None]  # whole rows of each
+    dense = np.where(rng.random((rows, lanes)) < density, rng.integers(1, 256, (rows, lanes)),
+                     0)
+    masks, packed = bitmask_encode(dense)
+    inputs = {"mask": masks, "wpk": packed}
+    golden = compiled.golden(prog, inputs)
+    result = compiled.simulate(prog, inputs, backend="verilator")
+    assert result.error_code == 0
+    for name in golden:
+        assert np.array_equal(result.buffers[name], golden[name]), name
+    assert golden["wd"].reshape(rows, lanes).tolist() == dense.tolist()
+
+    def q6_10(code):  # sign * floor(|v| * 2**10), v from the fields (math.ldexp)
+        if code & 0x7F == 0:
+            return 0
+        mag = min(math.floor(math.ldexp(16 + (code & 15), ((code >> 4) & 7) + bias - 14
+                                        + frac)), 32767)
+        return (-mag if code >> 7 else mag) & 0xFFFF
+
+    assert golden["wf"].tolist() == [q6_10(int(c)) for c in dense.ravel()]
+    model = compiled.model(prog)
+    assert result.cycles == model.cycles
+    # the two runs' unit cycles are the formulas: rows + 3, and n / lanes + 3
+    assert [s.unit_cycles for s in model.steps if s.unit_cycles] == [rows + 3, rows + 3]

@@ -86,6 +86,9 @@ def _library_unit(kind: str) -> type[Unit]:
         from ...hw.accel import bitmask
         return {"bitmask_decode": bitmask.BitmaskDecode,
                 "bitmask_encode": bitmask.BitmaskEncode}[kind]
+    if kind == "adaptivfloat_convert":
+        from ...hw.accel.adpfloat_convert import AdaptivFloatConvert
+        return AdaptivFloatConvert
     raise AssertionError(kind)  # the description checked the kind
 
 
