@@ -187,3 +187,21 @@ def test_bad_parameters_are_named(kw, exc, message):
     with pytest.raises(exc) as info:
         AdaptivFloatConvert(**kw)
     assert str(info.value) == message
+
+
+def test_to_fixed_rtl_on_every_code():
+    unit = AdaptivFloatConvert(direction="to_fixed", lanes=8, addr_width=5)
+    args = dict(src_addr=0, dst_addr=0, n=256, frac=12, bias=2)
+    res = run_unit(unit, {"src": np.arange(256), "dst": np.zeros(256, np.int64)}, args)
+    assert res.buffers["dst"].tolist() == words(
+        [to_fixed_float(c, 12, 2) for c in range(256)], 16).tolist()
+    assert res.cycles == 256 // 8 + 3
+
+
+def test_to_adaptivfloat_rtl_on_every_word():
+    unit = AdaptivFloatConvert(direction="to_adaptivfloat", lanes=32, addr_width=11)
+    args = dict(src_addr=0, dst_addr=0, n=1 << 16, frac=10, bias=3)
+    res = run_unit(unit, {"src": np.arange(1 << 16), "dst": np.zeros(1 << 16, np.int64)}, args)
+    ys = np.arange(1 << 16) - ((np.arange(1 << 16) >= 1 << 15) << 16)
+    assert res.buffers["dst"].tolist() == adpfloat_from_fixed(ys, frac=10, bias=3).tolist()
+    assert res.cycles == (1 << 16) // 32 + 3
