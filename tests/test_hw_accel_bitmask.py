@@ -197,6 +197,20 @@ def test_rtl_at_other_lane_counts(lanes):
     assert got.tolist() == decode_by_rows(masks, packed, lanes).tolist() == dense.tolist()
     assert res.cycles == rows + 3
 
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.integers(1, 24), density=st.floats(0.0, 1.0), seed=st.integers(0, 2**31),
+       mask_addr=st.integers(0, 8), packed_row=st.integers(0, 4), dst_row=st.integers(0, 7))
+def test_rtl_random_tiles(rows, density, seed, mask_addr, packed_row, dst_row):
+    dense = sparse(np.random.default_rng(seed), rows, LANES, density)
+    _, args, res, gold = run_case(dense, mask_addr=mask_addr, packed_addr=packed_row * LANES,
+                                  dst_addr=dst_row * LANES)
+    d0 = dst_row * LANES
+    assert res.buffers["dst"][d0:d0 + rows * LANES].reshape(rows, LANES).tolist() == \
+        dense.tolist()
+    assert np.array_equal(res.buffers["dst"], gold["dst"])
+    assert res.cycles == rows + 3
+
 def test_single_row_and_stalls():
     rng = np.random.default_rng(3)
     unit, args, res, _ = run_case(sparse(rng, 1, LANES, 0.5))
