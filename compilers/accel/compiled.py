@@ -86,6 +86,13 @@ def _library_unit(kind: str) -> type[Unit]:
     if kind == "entropy_dvfs":
         from ...hw.accel.entropy_dvfs import EntropyDVFS
         return EntropyDVFS
+    if kind in ("bitmask_decode", "bitmask_encode"):
+        from ...hw.accel import bitmask
+        return {"bitmask_decode": bitmask.BitmaskDecode,
+                "bitmask_encode": bitmask.BitmaskEncode}[kind]
+    if kind == "adaptivfloat_convert":
+        from ...hw.accel.adpfloat_convert import AdaptivFloatConvert
+        return AdaptivFloatConvert
     raise AssertionError(kind)  # the description checked the kind
 
 
