@@ -49,7 +49,7 @@ TECHNOLOGY_NAMES = ("sram", "edram", "reram")
 
 #: Library unit kinds a unit may name; anything else must be a ``@kernel`` or a unit factory.
 LIBRARY_UNIT_KINDS = ("gemm", "softmax", "layernorm", "entropy", "vector", "stream",
-                      "adaptivfloat_dot")
+                      "adaptivfloat_dot", "adaptivfloat_gemm")
 
 #: The always-on domain every description has: the controller and the bus live in it.
 MAIN_DOMAIN = "main"

@@ -82,6 +82,9 @@ def _library_unit(kind: str) -> type[Unit]:
     if kind == "adaptivfloat_dot":
         from ...hw.accel.formats import AdaptivFloatDot
         return AdaptivFloatDot
+    if kind == "adaptivfloat_gemm":
+        from ...hw.accel.adpfloat_gemm import AdaptivFloatGemm
+        return AdaptivFloatGemm
     raise AssertionError(kind)  # the description checked the kind
 
 
