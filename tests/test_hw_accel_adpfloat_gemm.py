@@ -78,7 +78,7 @@ def test_hand_built_wrapping_case():
     # 16 bits: 31490048 = 480 * 65536 + 32768 -> -32768; 15745024 = 240 * 65536 + 16384
     assert adpfloat_gemm_accumulate(a, w, acc_width=16).ravel().tolist() == \
         [-32768, 16384, -16384]
-    # 24 bits: 31490048 - 2 * 2**24 = -2064384; 15745024 < 2**23? no: 15745024 - 2**24
+    # 24 bits: 31490048 - 2 * 2**24 = -2064384; 15745024 >= 2**23, so 15745024 - 2**24
     assert adpfloat_gemm_accumulate(a, w, acc_width=24).ravel().tolist() == \
         [-2064384, 15745024 - 2**24, 2**24 - 15745024]
     assert adpfloat_gemm_accumulate(a, w, acc_width=32).ravel().tolist() == \
@@ -171,6 +171,12 @@ def test_rtl_equals_golden_and_cycles_equal_the_formula(case):
     assert len(np.unique(golden[written])) > 4                  # and not one saturated value
     assert np.array_equal(golden[other], bufs[other])          # the other output untouched
     assert result.cycles == unit.cycles(args) == closed_form_cycles(4, m, k, n)
+    if acc_width < 24:  # these cases exercise the wrap: some accumulator differs from exact
+        rows = args["a_addr"] + np.arange(m)[:, None] * args["a_stride"] + np.arange(k)
+        cols = args["b_addr"] + np.arange(n)[:, None] * args["b_stride"] + np.arange(k)
+        a, w = bufs["a"][rows], bufs["b"][cols]
+        assert not np.array_equal(float_accumulators(a, w, acc_width),
+                                  float_accumulators(a, w, 60))
 
 
 def test_stalls_change_neither_results_nor_cycles():
