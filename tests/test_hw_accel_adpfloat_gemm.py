@@ -179,6 +179,30 @@ def test_rtl_equals_golden_and_cycles_equal_the_formula(case):
                                   float_accumulators(a, w, 60))
 
 
+@pytest.mark.parametrize("size, m, k, n, transpose, acc_width, shift", [
+    (3, 6, 9, 3, 1, 18, 5), (3, 3, 6, 6, 0, 40, 14), (2, 4, 2, 6, 1, 16, 5),
+    (8, 8, 16, 16, 0, 24, 9),
+])
+def test_rtl_other_sizes(size, m, k, n, transpose, acc_width, shift):
+    # sizes that are not 4, one not a power of two; offsets and padded strides
+    unit = AdaptivFloatGemm(size=size, acc_width=acc_width, addr_width=7)
+    args = args_for(m, k, n, a_addr=size, b_addr=2 * size, bias_addr=size, c_addr=size,
+                    a_stride=k + size, c_stride=(m if transpose else n) + size, shift=shift,
+                    use_bias=1, transpose_c=transpose, out_frac=15, out_bias=0)
+    rng = np.random.default_rng(size * 7 + m)
+    bufs = {"a": random_codes(rng, size * 128), "b": random_codes(rng, size * 128),
+            "bias": rng.integers(-500, 500, size * 128) & 0xFFFF,
+            "c": np.zeros(size * 128, np.int64),
+            "c_fixed": np.zeros(size * 128, np.int64)}
+    golden = {name: v.copy() for name, v in bufs.items()}
+    unit.golden(golden, args)
+    result = run_unit(unit, bufs, args)
+    for name in golden:
+        assert np.array_equal(result.buffers[name], golden[name]), name
+    assert len(np.unique(golden["c"])) > 3
+    assert result.cycles == unit.cycles(args) == closed_form_cycles(size, m, k, n)
+
+
 def test_stalls_change_neither_results_nor_cycles():
     case = RTL_CASES[4]
     _, args, _, golden, plain = run_case(*case)
