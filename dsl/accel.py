@@ -52,8 +52,8 @@ TECHNOLOGY_NAMES = ("sram", "edram", "reram")
 
 #: Library unit kinds a unit may name; anything else must be a ``@kernel`` or a unit factory.
 LIBRARY_UNIT_KINDS = ("gemm", "softmax", "layernorm", "entropy", "vector", "stream",
-                      "adaptivfloat_dot", "entropy_dvfs", "bitmask_decode", "bitmask_encode",
-                      "adaptivfloat_convert")
+                      "adaptivfloat_dot", "adaptivfloat_gemm", "entropy_dvfs", "bitmask_decode",
+                      "bitmask_encode", "adaptivfloat_convert")
 
 #: The always-on domain every description has: the controller and the bus live in it.
 MAIN_DOMAIN = "main"

@@ -93,6 +93,9 @@ def _library_unit(kind: str) -> type[Unit]:
     if kind == "adaptivfloat_convert":
         from ...hw.accel.adpfloat_convert import AdaptivFloatConvert
         return AdaptivFloatConvert
+    if kind == "adaptivfloat_gemm":
+        from ...hw.accel.adpfloat_gemm import AdaptivFloatGemm
+        return AdaptivFloatGemm
     raise AssertionError(kind)  # the description checked the kind
 
 
