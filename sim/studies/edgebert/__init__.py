@@ -8,6 +8,7 @@ plain early exit, and the entropy-predictor lookup table with the authors' runti
 from .early_exit import (
     PAPER_PLAIN_THRESHOLDS,
     PAPER_PREDICTOR_THRESHOLDS,
+    POLICIES,
     SWEEP_THRESHOLDS,
     EarlyExitModel,
     EarlyExitReport,
@@ -26,4 +27,4 @@ from .early_exit import (
 __all__ = ["EarlyExitModel", "EarlyExitReport", "EntropyLUT", "LayerFeatures", "OffRamp",
            "ThresholdRow", "entropy", "evaluate", "layer_features", "plain_exit_layers",
            "predicted_exit_layers", "train_early_exit", "PAPER_PLAIN_THRESHOLDS",
-           "PAPER_PREDICTOR_THRESHOLDS", "SWEEP_THRESHOLDS"]
+           "PAPER_PREDICTOR_THRESHOLDS", "SWEEP_THRESHOLDS", "POLICIES"]

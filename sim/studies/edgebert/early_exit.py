@@ -39,6 +39,7 @@ __all__ = [
     "PAPER_PLAIN_THRESHOLDS",
     "PAPER_PREDICTOR_THRESHOLDS",
     "SWEEP_THRESHOLDS",
+    "POLICIES",
     "LayerFeatures",
     "layer_features",
     "entropy",
@@ -70,6 +71,10 @@ PAPER_PREDICTOR_THRESHOLDS = (0.09, 0.16, 0.28)
 #: A sweep over the range of a 2-class entropy (0 .. ln 2 = 0.693 nats); assumed.
 SWEEP_THRESHOLDS = tuple(round(0.05 * k, 2) for k in range(1, 14))
 
+#: The exit policies :func:`evaluate` reports: plain early exit, their entropy-predictor
+#: runtime, and the same with ``--no_ee_before`` (the predicted exit layer DVFS plans for).
+POLICIES = ("plain", "predicted", "predicted_no_ee_before")
+
 # Off-ramp training (assumed: not from their code, which fine-tunes with AdamW, dropout 0.1).
 _WEIGHT_DECAY = 1e-3      # L2 on both weight matrices, per sample-mean loss
 _MAX_ITER = 400           # L-BFGS iterations at most
@@ -94,7 +99,7 @@ def _check_pooling(pooling: str) -> Pooling:
 
 # -- features ------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LayerFeatures:
     """Pooled states of every encoder layer, for a list of sentences.
 
@@ -214,7 +219,7 @@ def entropy(logits: np.ndarray) -> np.ndarray:
     return np.log(a) + m[..., 0] - b / a
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class OffRamp:
     """One off-ramp: ``logits = tanh(x @ w1 + b1) @ w2 + b2`` (their ``AlbertHighway``).
 
@@ -301,7 +306,7 @@ def offramp_loss_grad(ramp: OffRamp, x: np.ndarray, y: np.ndarray, *,
     return loss, OffRamp(w1=dw1, b1=db1, w2=dw2, b2=db2)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class OffRampTraining:
     """How one off-ramp's training went.
 
@@ -401,7 +406,7 @@ def train_offramp(x: np.ndarray, y: np.ndarray, x_val: np.ndarray, y_val: np.nda
 
 # -- the entropy predictor ------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PredictorMLP:
     """Their Keras MLP in numpy: ``Dense(64, relu)`` x 4 then a linear output layer.
 
@@ -489,7 +494,7 @@ def train_entropy_predictor(h1: np.ndarray, targets: np.ndarray, *, seed: int = 
     return PredictorMLP(weights=tuple(ws), biases=tuple(bs))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EntropyLUT:
     """Their entropy lookup table: 100 rows of ``[x, predicted H of layers 2 .. L-1]``.
 
@@ -547,6 +552,22 @@ class EntropyLUT:
         return layer if layer <= self.num_layers - 2 else self.num_layers
 
 
+def _check_entropies(entropies: np.ndarray) -> np.ndarray:
+    h = np.asarray(entropies, np.float64)
+    if h.ndim != 2 or h.shape[1] < 1:
+        raise ConfigError(f"entropies must be (sentences, layers), not shape {h.shape}",
+                          field="entropies")
+    return h
+
+
+def _check_threshold(threshold: float) -> float:
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.floating)) \
+            or not math.isfinite(threshold) or threshold < 0:
+        raise ConfigError(f"threshold must be a finite entropy >= 0 nats, not {threshold!r}",
+                          field="threshold")
+    return float(threshold)
+
+
 def plain_exit_layers(entropies: np.ndarray, threshold: float) -> np.ndarray:
     """Plain early exit: the first layer (1-indexed) with ``H < threshold``, else the last.
 
@@ -561,7 +582,8 @@ def plain_exit_layers(entropies: np.ndarray, threshold: float) -> np.ndarray:
     numpy.ndarray
         ``(n,)`` int64 exit layers in ``1 .. num_layers``.
     """
-    h = np.asarray(entropies, np.float64)
+    h = _check_entropies(entropies)
+    threshold = _check_threshold(threshold)
     below = h < threshold
     first = np.argmax(below, axis=1) + 1
     return np.where(below.any(1), first, h.shape[1]).astype(np.int64)
@@ -599,7 +621,8 @@ def predicted_exit_layers(entropies: np.ndarray, lut: EntropyLUT, threshold: flo
         ``(n,)`` int64 exit layers.
     """
     check_bool("no_ee_before", no_ee_before)
-    h = np.asarray(entropies, np.float64)
+    h = _check_entropies(entropies)
+    threshold = _check_threshold(threshold)
     L = h.shape[1]
     if lut.num_layers != L:
         raise ConfigError(f"the LUT is for {lut.num_layers} layers, the entropies have {L}",
@@ -623,7 +646,7 @@ def predicted_exit_layers(entropies: np.ndarray, lut: EntropyLUT, threshold: flo
 
 # -- the model ------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EarlyExitModel:
     """MiniLM-L6's per-layer off-ramps and the entropy LUT trained on them.
 
@@ -782,7 +805,7 @@ def train_early_exit(model: MiniLM, sentences: PolaritySentences, *, seed: int =
 
 # -- evaluation -----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ThresholdRow:
     """Accuracy and exit depth of one exit policy at one entropy threshold.
 
@@ -815,7 +838,7 @@ class ThresholdRow:
         return row
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EarlyExitReport:
     """Early-exit accuracy and depth on held-out sentences.
 
@@ -868,6 +891,18 @@ class EarlyExitReport:
         raise ConfigError(f"no row for policy {policy!r} at threshold {threshold}",
                           field="threshold",
                           allowed=sorted({r.threshold for r in self.rows if r.policy == policy}))
+
+    def lowest_exit_within(self, accuracy_drop: float = 0.01,
+                           policy: str = "plain") -> ThresholdRow | None:
+        """The row of ``policy`` with the lowest average exit layer whose accuracy is at
+        most ``accuracy_drop`` below full depth (the paper's budget: about one point,
+        an unverified recollection); ``None`` if no threshold qualifies."""
+        if policy not in POLICIES:
+            raise ConfigError(f"unknown policy {policy!r}", field="policy",
+                              allowed=list(POLICIES))
+        ok = [r for r in self.rows if r.policy == policy
+              and r.accuracy >= self.full_depth_accuracy - accuracy_drop]
+        return min(ok, key=lambda r: (r.average_exit_layer, r.threshold)) if ok else None
 
     def table(self) -> list[dict[str, float | str | int]]:
         """All rows as flat dicts (for CSV/JSON)."""
@@ -925,7 +960,7 @@ def evaluate(ee: EarlyExitModel, model: MiniLM, sentences: PolaritySentences, *,
     rows: list[ThresholdRow] = []
     exits: dict[tuple[str, float], np.ndarray] = {}
     for thr in thresholds:
-        for policy in ("plain", "predicted", "predicted_no_ee_before"):
+        for policy in POLICIES:
             if policy == "plain":
                 e = plain_exit_layers(h, thr)
             else:
