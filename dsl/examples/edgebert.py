@@ -53,7 +53,7 @@ from ..accel import MAIN_DOMAIN, Accelerator, Program
 
 __all__ = ["edgebert_accelerator", "encoder_layer_program", "LayerBiases", "LayerShape",
            "LayerLayout", "EDGEBERT_POINTS", "MINILM_SHAPE", "GELU_OP", "ADD_OP",
-           "weight_chunks"]
+           "weight_chunks", "offramp_program", "OFFRAMP_PLACES", "TANH_OP"]
 
 #: Operating points of the ``core`` domain, ``(voltage_v, frequency_hz)``, highest first (a
 #: run starts at the first): eight LDO codes evenly spread over the default LDO's 0.5-0.8 V
@@ -72,6 +72,7 @@ EDGEBERT_POINTS: dict[str, tuple[float, float]] = {
 # never imports the hardware; tests/test_dsl_examples_edgebert.py checks they agree).
 ADD_OP = 0
 GELU_OP = 10
+TANH_OP = 11
 
 _WEIGHT_SLOT = 24576  # input-buffer elements of the weight tile (16 rows of W2 at K = 1536)
 
@@ -301,3 +302,53 @@ def encoder_layer_program(acc: Accelerator, biases: LayerBiases, *,
     prog.run("layernorm", src_addr=a("y2"), gamma_addr=a("g2"), beta_addr=a("be2"),
              dst_addr=a("out"), rows=s, n=d)
     return prog, lay
+
+
+#: Where :func:`offramp_program` keeps its tensors: ``name -> (buffer, element address)``.
+#: The pooled layer state enters as codes in ``input`` (row 0 of a 16-row tile: the
+#: processing unit works on whole 16-row tiles), the logits leave as Q6.10 in ``gb`` and the
+#: entropy as one Q6.10 word; the off-ramp's weights follow the layer's in ``envm``.
+OFFRAMP_PLACES: dict[str, tuple[str, int]] = {
+    "pooled": ("input", 0), "t": ("input", 6144), "pool_fixed": ("gb", 0),
+    "logits": ("gb", 6144), "entropy": ("gb", 6400), "bp": ("gb", 6416), "bc": ("gb", 6800),
+    "wt": ("input", 65536 - _WEIGHT_SLOT)}
+
+
+def offramp_program(acc: Accelerator, *, d: int = 384, envm_addr: int = 0,
+                    mask_addr: int = 0, pooled_bias: int = 5, pool_weight_bias: int = 3,
+                    tanh_bias: int = 7, classifier_bias: int = 3,
+                    program: Program | None = None) -> Program:
+    """The program of one off-ramp (EdgeBERT's ``AlbertHighway``: ``Linear(d, d)`` -> tanh ->
+    ``Linear(d, 2)`` on the pooled layer state) and the entropy of its logits, whose result
+    the ``entropy`` unit writes at ``OFFRAMP_PLACES["entropy"]``.
+
+    The weights are dense-encoded in ``envm`` from ``envm_addr`` (masks from ``mask_addr``):
+    the pooler's ``d x d`` in chunks of 64 rows, then the classifier's 2 rows padded to a
+    16-row tile. The pooled state is taken as given in ``input`` (its mean over the tokens is
+    not part of the program).
+    """
+    at = {k: v[1] for k, v in OFFRAMP_PLACES.items()}
+    prog = program if program is not None else acc.program()
+    rows = _WEIGHT_SLOT // d // 16 * 16
+    dense_rows = rows * d // 16
+    for c in range(d // rows):  # pooler: t = tanh(pooled Wp^T + bp)
+        prog.run("decode", mask_addr=mask_addr + c * dense_rows,
+                 packed_addr=envm_addr + c * dense_rows * 16, dst_addr=at["wt"],
+                 rows=dense_rows)
+        prog.run("pu", a_addr=at["pooled"], b_addr=at["wt"], bias_addr=at["bp"] + c * rows,
+                 c_addr=0, c_fixed_addr=at["pool_fixed"] + c * rows, m=16, k=d, n=rows,
+                 a_stride=d, b_stride=d, c_stride=d, shift=18 - pooled_bias - pool_weight_bias,
+                 use_bias=1, relu=0, out_fixed=1, transpose_c=0, out_frac=10, out_bias=0)
+    prog.run("eadd", a_addr=at["pool_fixed"], b_addr=at["pool_fixed"], z_addr=at["pool_fixed"],
+             op=TANH_OP, n=16 * d, shift=0, rows=0, cols=0)
+    prog.run("to_adpf", src_addr=at["pool_fixed"], dst_addr=at["t"], n=16 * d, frac=10,
+             bias=tanh_bias)
+    base = d // rows
+    prog.run("decode", mask_addr=mask_addr + base * dense_rows,
+             packed_addr=envm_addr + base * dense_rows * 16, dst_addr=at["wt"], rows=d)
+    prog.run("pu", a_addr=at["t"], b_addr=at["wt"], bias_addr=at["bc"], c_addr=0,
+             c_fixed_addr=at["logits"], m=16, k=d, n=16, a_stride=d, b_stride=d, c_stride=16,
+             shift=18 - tanh_bias - classifier_bias, use_bias=1, relu=0, out_fixed=1,
+             transpose_c=0, out_frac=10, out_bias=0)
+    prog.run("entropy", src_addr=at["logits"], dst_addr=at["entropy"], rows=1, n=2)
+    return prog
