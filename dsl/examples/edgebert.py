@@ -53,7 +53,8 @@ from ..accel import MAIN_DOMAIN, Accelerator, Program
 
 __all__ = ["edgebert_accelerator", "encoder_layer_program", "LayerBiases", "LayerShape",
            "LayerLayout", "EDGEBERT_POINTS", "MINILM_SHAPE", "GELU_OP", "ADD_OP",
-           "weight_chunks", "offramp_program", "OFFRAMP_PLACES", "TANH_OP"]
+           "weight_chunks", "offramp_program", "OFFRAMP_PLACES", "TANH_OP", "soc_edgebert",
+           "gemm_tile_program"]
 
 #: Operating points of the ``core`` domain, ``(voltage_v, frequency_hz)``, highest first (a
 #: run starts at the first): eight LDO codes evenly spread over the default LDO's 0.5-0.8 V
@@ -351,4 +352,27 @@ def offramp_program(acc: Accelerator, *, d: int = 384, envm_addr: int = 0,
              shift=18 - tanh_bias - classifier_bias, use_bias=1, relu=0, out_fixed=1,
              transpose_c=0, out_frac=10, out_bias=0)
     prog.run("entropy", src_addr=at["logits"], dst_addr=at["entropy"], rows=1, n=2)
+    return prog
+
+
+def soc_edgebert() -> Accelerator:
+    """The EdgeBERT accelerator as an SoC's tile engine (``soc_configs/edgebert.toml``): a
+    32-bit accumulator (Spec.h's 16 bits wrap on real layers: see
+    ``bench/adpfloat_gemm_wrap.py``) and 1M elements of eNVM for the tiles' weights."""
+    return edgebert_accelerator(acc_width=32, envm_words=1 << 20, name="edgebert_soc")
+
+
+def gemm_tile_program(acc: Accelerator, *, m: int, k: int, n: int) -> Program:
+    """One ``[m, k] x [k, n]`` GEMM tile as an SoC runs it: the weights (``n`` rows of ``k``
+    codes, dense-encoded in ``envm`` from element 0, masks from 0) decoded into the input
+    buffer's weight slot, then ``C = A W^T`` as codes, ``A`` at ``input[0]`` and ``C`` at
+    ``input[m * k]``."""
+    if n * k > _WEIGHT_SLOT or m * k + m * n > 65536 - _WEIGHT_SLOT:
+        raise ValueError(f"a [{m}, {k}] x [{k}, {n}] tile does not fit the input buffer")
+    wt = 65536 - _WEIGHT_SLOT
+    prog = acc.program()
+    prog.run("decode", mask_addr=0, packed_addr=0, dst_addr=wt, rows=n * k // 16)
+    prog.run("pu", a_addr=0, b_addr=wt, bias_addr=0, c_addr=m * k, c_fixed_addr=0, m=m, k=k,
+             n=n, a_stride=k, b_stride=k, c_stride=n, shift=10, use_bias=0, relu=0,
+             out_fixed=0, transpose_c=0, out_frac=10, out_bias=4)
     return prog
