@@ -48,7 +48,7 @@ def test_description_follows_spec_h():
     assert acc.buffers["envm"].technology == "reram"
     assert acc.units["pu"].params == {"size": 16, "acc_width": 16}
     assert set(acc.units) == {"pu", "decode", "to_fixed", "to_adpf", "eadd", "softmax",
-                              "layernorm", "entropy"}
+                              "layernorm", "entropy", "dvfs"}
 
 
 def test_weight_chunks_of_minilm():

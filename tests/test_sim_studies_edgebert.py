@@ -24,17 +24,16 @@ def _cost(point, v, f, t_layer, e_layer, t_sw, e_sw):
 def test_sentence_energies_by_hand():
     costs = [_cost("hi", 0.8, 1e9, 10e-6, 8e-9, 0.0, 0.0),
              _cost("lo", 0.5, 0.5e9, 20e-6, 3e-9, 1e-7, 2e-12)]
-    # three sentences, 4 layers: entropies in bins 0, 1, 2 (0.1, 0.3, 0.6 nats at scale 1)
+    # three sentences, 4 layers; after layer 1 they would go to points 1, 1 and 0
     e = sentence_energies(
         costs, num_layers=4, plain_exits=np.array([1, 3, 4]),
-        predicted_exits=np.array([1, 2, 4]), first_entropy=np.array([0.1, 0.3, 0.6]),
-        table=(1, 1, 0) + (0,) * 13, enpy_scale=1, tx2_layer_s=50e-6, tx2_offramp_s=5e-6,
-        tx2_power_w=2.0, target_s=44e-6)
+        predicted_exits=np.array([1, 2, 4]), points=np.array([1, 1, 0]), tx2_layer_s=50e-6,
+        tx2_offramp_s=5e-6, tx2_power_w=2.0, target_s=44e-6)
     step_s, step_j = 10e-6 + 1e-6, 8e-9 + 1e-9
     assert e.conventional_j == pytest.approx([4 * 8e-9 + 1e-9] * 3)
     assert e.unbounded_j == pytest.approx([1 * step_j, 3 * step_j, 4 * step_j])
     # sentence 0 exits after layer 1 (no switch); 1 switches to "lo" for one more layer; 2
-    # stays at "hi" (table entry 0 for bin 2) for three more
+    # stays at "hi" (no switch) for three more
     assert e.edgebert_point.tolist() == [0, 1, 0]
     assert e.edgebert_j == pytest.approx([step_j, step_j + 2e-12 + (3e-9 + 1e-9),
                                           4 * step_j])

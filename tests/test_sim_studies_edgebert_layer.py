@@ -12,8 +12,11 @@ import pytest
 from archsim.dsl.examples.edgebert import edgebert_accelerator
 from archsim.sim.nn import load_minilm
 from archsim.sim.nn.sentences import load_polarity_sentences
+from archsim.hw.models.entropy_dvfs import ENTROPY_BIN_THRESHOLDS
+from archsim.sim.studies.edgebert.early_exit import train_early_exit
 from archsim.sim.studies.edgebert.layer import (
     layer_images,
+    offramp_dvfs_images,
     layer_weights,
     read_layer_output,
     reference_layer,
@@ -26,6 +29,23 @@ def real_layer():
     model = load_minilm()
     sentence = sentence_layer_input(model, load_polarity_sentences(seed=0))
     return model, sentence, layer_weights(model.weights, 0)
+
+
+#: Bins 0, 1, 2 (the only ones a binary entropy reaches at enpy_scale 1) -> the three lowest
+#: points of the core domain (indices 7, 6, 5); unreachable bins -> nominal.
+TABLE = (7, 6, 5) + (0,) * 13
+
+
+@pytest.fixture(scope="module")
+def real_offramp(real_layer):
+    model, sentence, _ = real_layer
+    ee = train_early_exit(model, load_polarity_sentences(seed=0), seed=0, quick=True)
+    assert ee.pooling == "mean"
+    ramp = ee.ramps[0]  # layer 1's off-ramp, on the masked mean of layer 1's output
+    acc = edgebert_accelerator(acc_width=32)
+    images = offramp_dvfs_images(acc, ramp.w1, ramp.b1, ramp.w2, ramp.b2,
+                                 sentence.y.mean(axis=0), table=TABLE)
+    return acc, images
 
 
 def _errors(y, ref):
@@ -70,4 +90,32 @@ def test_rtl_equals_golden_and_model_on_the_real_layer(real_layer):
     assert result.error_code == 0
     for name, words in golden.items():
         assert np.array_equal(np.asarray(result.buffers[name]), words), name
+    assert result.cycles == compiled.model(images.program, buffers=images.buffers).cycles
+
+
+def _hw_entropy(buffers):
+    return int(buffers["gb"][6400]) / 1024  # OFFRAMP_PLACES["entropy"], Q6.10
+
+
+def test_offramp_entropy_selects_the_tables_point(real_offramp):
+    acc, images = real_offramp
+    run = acc.compile().golden_run(images.program, images.buffers)
+    h = _hw_entropy(run.buffers)
+    # the off-ramp in 8-bit AdaptivFloat and the Q6.10 entropy unit vs float64
+    assert abs(h - images.entropy_nats) < 0.03
+    # the bin by the published thresholds (Dvfs.h, in 1/1024 nats), independently
+    bin_ = int(np.searchsorted(np.asarray(ENTROPY_BIN_THRESHOLDS) / 1024, h, side="right"))
+    assert list(run.points.values()) == [list(acc.domains["core"].operating_points)[TABLE[bin_]]]
+
+
+@pytest.mark.slow
+def test_rtl_dvfs_switch_equals_golden_and_model(real_offramp):
+    acc, images = real_offramp
+    compiled = acc.compile()
+    golden = compiled.golden(images.program, images.buffers)
+    result = compiled.simulate(images.program, images.buffers)
+    assert result.error_code == 0
+    for name, words in golden.items():
+        assert np.array_equal(np.asarray(result.buffers[name]), words), name
+    # the switch's stall included: the model resolves the switch from the same buffers
     assert result.cycles == compiled.model(images.program, buffers=images.buffers).cycles

@@ -7,8 +7,8 @@ harvard-acc/EdgeBERT ``hw/cmod``, the files named below): a processing unit of `
 (``Decode``, ``Xbar_Dec``), the global buffer's special-function units -- LayerNorm, softmax,
 element-wise add (and GELU), entropy -- in 16-bit fixed point with 10 fractional bits
 (``GBModule``; ``kActNumFrac = 10``) with AdaptivFloat <-> fixed conversions around them
-(``PPU.h``: ``Adpfloat2Fixed`` / ``Fixed2Adpfloat``), the entropy-driven DVFS unit (``Dvfs``),
-and its memories:
+(``PPU.h``: ``Adpfloat2Fixed`` / ``Fixed2Adpfloat``), the entropy-driven DVFS unit (``Dvfs``:
+entropy -> 16 bins -> a host-programmed table), and its memories:
 
 ========== ====== ===== ======= =========== ===============================================
 buffer     bits   banks words   technology  holds
@@ -28,9 +28,10 @@ envm_mask  16     1     ``W/16`` ReRAM      their 16-bit row masks (``Spec.h``'s
 dvfs_mem   8      1     256     SRAM        the DVFS table (``Spec.h``: 256 x 8 b)
 ========== ====== ===== ======= =========== ===============================================
 
-The datapath, its buffers and the global-buffer units sit in the regulated ``core`` domain
-(an LDO and an ADPLL driven by the DVFS controller); the controller, the bus and the DVFS
-table in ``main``. The aux buffer of ``Spec.h`` (16 x 256 x 8 b, for the adaptive attention
+The datapath, its buffers, the global-buffer units and the entropy-DVFS unit with its table
+sit in the regulated ``core`` domain (an LDO and an ADPLL driven by the DVFS controller); the
+controller and the bus in ``main``. A program switches the core's point from the DVFS unit's
+result (``set_operating_point("core", from_unit="dvfs")``): EdgeBERT's per-sentence DVFS. The aux buffer of ``Spec.h`` (16 x 256 x 8 b, for the adaptive attention
 span and LayerNorm parameters) is left out: gamma/beta sit in ``gb`` and the attention span is
 not used.
 
@@ -49,7 +50,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..accel import MAIN_DOMAIN, Accelerator, Program
+from ..accel import Accelerator, Program
 
 __all__ = ["edgebert_accelerator", "encoder_layer_program", "LayerBiases", "LayerShape",
            "LayerLayout", "EDGEBERT_POINTS", "MINILM_SHAPE", "GELU_OP", "ADD_OP",
@@ -156,7 +157,7 @@ def edgebert_accelerator(*, size: int = 16, acc_width: int = 16, envm_words: int
     acc.buffer("envm", words=envm_words, width=8, banks=size, technology="reram", domain=core)
     acc.buffer("envm_mask", words=envm_words // size, width=size, technology="reram",
                domain=core)
-    acc.buffer("dvfs_mem", words=256, width=8, domain=MAIN_DOMAIN)
+    acc.buffer("dvfs_mem", words=256, width=8, domain=core)
     acc.unit("pu", "adaptivfloat_gemm", size=size, acc_width=acc_width, domain=core,
              bind={"a": "input", "b": "input", "bias": "gb", "c": "input", "c_fixed": "gb"})
     acc.unit("decode", "bitmask_decode", lanes=size, domain=core,
@@ -171,6 +172,8 @@ def edgebert_accelerator(*, size: int = 16, acc_width: int = 16, envm_words: int
     acc.unit("layernorm", "layernorm", domain=core,
              bind={"src": "gb", "gamma": "gb", "beta": "gb", "dst": "gb"})
     acc.unit("entropy", "entropy", domain=core, bind={"src": "gb", "dst": "gb"})
+    # EdgeBERT's Dvfs unit: layer 1's entropy -> one of 16 bins -> the table's point
+    acc.unit("dvfs", "entropy_dvfs", domain=core, bind={"entropy": "gb", "table": "dvfs_mem"})
     return acc
 
 

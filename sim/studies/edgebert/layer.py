@@ -24,10 +24,13 @@ from scipy.special import erf
 from ....dsl.accel import Accelerator, Program
 from ....dsl.examples.edgebert import (
     MINILM_SHAPE,
+    OFFRAMP_PLACES,
     LayerBiases,
     LayerLayout,
     LayerShape,
     encoder_layer_program,
+    gemm_tile_program,
+    offramp_program,
     weight_chunks,
 )
 from ....hw.accel.adpfloat_codec import adpfloat_choose_bias, adpfloat_from_float
@@ -36,7 +39,8 @@ from ...nn.minilm import MiniLM
 from ...nn.sentences import PolaritySentences
 
 __all__ = ["LayerImages", "layer_images", "reference_layer", "read_layer_output",
-           "layer_weights", "LayerInput", "sentence_layer_input"]
+           "layer_weights", "LayerInput", "sentence_layer_input", "DVFSImages",
+           "offramp_dvfs_images"]
 
 _WEIGHTS = {"wq": "attention.self.query", "wk": "attention.self.key",
             "wv": "attention.self.value", "wo": "attention.output.dense",
@@ -180,3 +184,68 @@ def sentence_layer_input(model: MiniLM, sentences: PolaritySentences, *, tokens:
             return LayerInput(text, label, layer, np.asarray(states[layer][0], np.float64),
                               np.asarray(states[layer + 1][0], np.float64))
     raise ValueError(f"no {split} sentence tokenizes to exactly {tokens} tokens")
+
+
+@dataclass(frozen=True)
+class DVFSImages:
+    """EdgeBERT's per-sentence DVFS on the accelerator: the program (an off-ramp on the
+    pooled state, its entropy, the DVFS unit, the switch its result selects, then a GEMM tile
+    at the new point), the buffers, and the float64 off-ramp logits and entropy."""
+
+    program: Program
+    buffers: dict[str, np.ndarray]
+    logits: np.ndarray
+    entropy_nats: float
+
+
+def _place_dense_chunks(buffers: dict[str, np.ndarray], codes: np.ndarray, rows: int,
+                        packed_at: int, mask_at: int) -> tuple[int, int]:
+    """Bitmask-encode ``codes`` (``(N, K)``) in chunks of ``rows`` output rows, each chunk at
+    the place a dense chunk would take (the off-ramp program's fixed addresses); return the
+    addresses after the last chunk."""
+    for n0 in range(0, codes.shape[0], rows):
+        masks, packed = bitmask_encode(codes[n0:n0 + rows].reshape(-1, 16))
+        buffers["envm"][packed_at:packed_at + packed.size] = packed
+        buffers["envm_mask"][mask_at:mask_at + masks.size] = masks
+        packed_at += masks.size * 16
+        mask_at += masks.size
+    return packed_at, mask_at
+
+
+def offramp_dvfs_images(acc: Accelerator, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
+                        b2: np.ndarray, pooled: np.ndarray, *, table: tuple[int, ...],
+                        enpy_scale: int = 1) -> DVFSImages:
+    """The off-ramp ``logits = tanh(pooled @ w1 + b1) @ w2 + b2`` (``w1`` ``(d, d)``, ``w2``
+    ``(d, classes)``, as :class:`~archsim.sim.studies.edgebert.early_exit.OffRamp` holds
+    them) on ``acc``, then the DVFS unit with the 16-entry ``table`` (operating-point indices
+    of ``core``) and the switch it selects, then a 16 x 64 x 64 GEMM tile at that point."""
+    d = pooled.shape[0]
+    classes = w2.shape[1]
+    pre = pooled @ w1 + b1
+    t = np.tanh(pre)
+    logits = t @ w2 + b2
+    z = logits - logits.max()
+    prob = np.exp(z) / np.exp(z).sum()
+    h = float(-(prob * np.log(prob)).sum())
+    bias = {"pooled": adpfloat_choose_bias(pooled), "wp": adpfloat_choose_bias(w1),
+            "t": adpfloat_choose_bias(t), "wc": adpfloat_choose_bias(w2)}
+    buffers = {name: np.zeros(spec.words, np.int64) for name, spec in acc.buffers.items()}
+    rows = 24576 // d // 16 * 16
+    wp = adpfloat_from_float(w1.T, bias=bias["wp"])
+    wc = np.zeros((16, d), np.int64)
+    wc[:classes] = adpfloat_from_float(w2.T, bias=bias["wc"])
+    packed_at, mask_at = _place_dense_chunks(buffers, wp, rows, 0, 0)
+    _place_dense_chunks(buffers, wc, 16, packed_at, mask_at)
+    at = {k: v[1] for k, v in OFFRAMP_PLACES.items()}
+    buffers["input"][at["pooled"]:at["pooled"] + d] = adpfloat_from_float(
+        pooled, bias=bias["pooled"])
+    buffers["gb"][at["bp"]:at["bp"] + d] = _q610(b1)
+    buffers["gb"][at["bc"]:at["bc"] + classes] = _q610(b2)
+    buffers["dvfs_mem"][:len(table)] = np.asarray(table, np.int64)
+    program = offramp_program(acc, d=d, pooled_bias=bias["pooled"],
+                              pool_weight_bias=bias["wp"], tanh_bias=bias["t"],
+                              classifier_bias=bias["wc"])
+    program.run("dvfs", entropy_addr=at["entropy"], table_addr=0, enpy_scale=enpy_scale)
+    program.set_operating_point("core", from_unit="dvfs")
+    program.steps.extend(gemm_tile_program(acc, m=16, k=64, n=64).steps)
+    return DVFSImages(program, buffers, logits, h)
