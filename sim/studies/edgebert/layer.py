@@ -124,7 +124,8 @@ def layer_images(acc: Accelerator, params: Mapping[str, np.ndarray], x: np.ndarr
     biases = LayerBiases(x=adpfloat_choose_bias(x), **{w: adpfloat_choose_bias(p[w])
                                                           for w in _WEIGHTS}, **choose)
     # Weights: codes, cut into the program's chunks of output rows, bitmask-encoded.
-    packed_parts, mask_parts, weight_rows = [], [], {}
+    packed_parts, mask_parts = [], []
+    weight_rows: dict[str, list[int]] = {}
     for w in _WEIGHTS:
         codes = adpfloat_from_float(p[w], bias=getattr(biases, w))
         _, rows = weight_chunks(shape, w)

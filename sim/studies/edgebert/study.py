@@ -26,6 +26,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -253,11 +254,11 @@ def _plots(out: Path, energies: SentenceEnergies, report: EarlyExitReport,
     files = []
     fig, ax = plt.subplots(figsize=(6, 3.5))
     bins = np.geomspace(min(energies.edgebert_j.min(), energies.unbounded_j.min()) * 0.9,
-                        energies.conventional_j.max() * 1.1, 40)
+                        energies.conventional_j.max() * 1.1, 40).tolist()
     for label, values in (("conventional", energies.conventional_j),
                           ("latency-unbounded EE", energies.unbounded_j),
                           ("EdgeBERT (predicted exit + DVFS)", energies.edgebert_j)):
-        ax.hist(values * 1e6, bins=bins * 1e6, alpha=0.6, label=label)
+        ax.hist(values * 1e6, bins=[b * 1e6 for b in bins], alpha=0.6, label=label)
     ax.set_xscale("log")
     ax.set_xlabel("energy per sentence (uJ)")
     ax.set_ylabel("sentences")
@@ -334,22 +335,28 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
     def policy(target: float) -> tuple[SentenceEnergies, SentenceEnergies, EntropyDVFSTable]:
         """EdgeBERT at ``target``: the hardware's 16-bin table, and the same policy per
         sentence (each sentence's own predicted exit, no bins): the bins' cost."""
-        common = dict(operating_points=EDGEBERT_POINTS, curve=default_vf_curve(),
-                      cycles_per_layer=nom.layer_cycles + nom.offramp_cycles,
-                      target_latency_s=target,
-                      layer1_time_s=nom.layer_time_s + nom.offramp_time_s,
-                      switch_time_s=max(c.switch_time_s for c in costs),
-                      enpy_scale=ENPY_SCALE, max_entropy_nats=math.log(2))
-        table = entropy_dvfs_table(exit_layer=predict, **common)  # type: ignore[arg-type]
+        def table_for(exit_layer: Callable[[np.ndarray], np.ndarray] | list[float]
+                      ) -> EntropyDVFSTable:
+            return entropy_dvfs_table(
+                operating_points=EDGEBERT_POINTS, curve=default_vf_curve(),
+                exit_layer=exit_layer, cycles_per_layer=nom.layer_cycles + nom.offramp_cycles,
+                target_latency_s=target, layer1_time_s=nom.layer_time_s + nom.offramp_time_s,
+                switch_time_s=max(c.switch_time_s for c in costs), enpy_scale=ENPY_SCALE,
+                max_entropy_nats=math.log(2))
+
+        table = table_for(predict)
         bins = scaled_entropy_bins(entropy_code(h1), ENPY_SCALE)
         own = predict(h1)
-        per_exit = {e: entropy_dvfs_table(exit_layer=[float(e)] * 16,  # type: ignore[arg-type]
-                                          **common).entries[0] for e in set(own.tolist())}
-        args = dict(num_layers=num_layers, plain_exits=plain, predicted_exits=predicted,
-                    tx2_layer_s=tx2_layer_s, tx2_offramp_s=tx2_off_s,
-                    tx2_power_w=TX2_SETTINGS["power_w"], target_s=target)
-        hw = sentence_energies(costs, points=np.asarray(table.entries)[bins], **args)
-        ideal = sentence_energies(costs, points=np.array([per_exit[e] for e in own]), **args)
+        per_exit = {e: table_for([float(e)] * 16).entries[0] for e in set(own.tolist())}
+
+        def energies_at(points: np.ndarray) -> SentenceEnergies:
+            return sentence_energies(
+                costs, num_layers=num_layers, plain_exits=plain, predicted_exits=predicted,
+                points=points, tx2_layer_s=tx2_layer_s, tx2_offramp_s=tx2_off_s,
+                tx2_power_w=TX2_SETTINGS["power_w"], target_s=target)
+
+        hw = energies_at(np.asarray(table.entries)[bins])
+        ideal = energies_at(np.array([per_exit[e] for e in own]))
         return hw, ideal, table
 
     energies, ideal, table = policy(target_s)
@@ -418,7 +425,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
         Observation(metric="average exit layer, predicted", ours=avg_pred),
         Observation(metric="average exit layer, plain", ours=avg_plain),
     ]
-    tables = {
+    tables: dict[str, list[dict[str, Any]]] = {
         "operating_points": [{
             "point": c.point, "voltage_v": c.voltage_v, "frequency_mhz": c.frequency_hz / 1e6,
             "layer_cycles": c.layer_cycles, "layer_time_us": c.layer_time_s * 1e6,
