@@ -19,9 +19,10 @@ gb         16     16    65536   SRAM        fixed-point tensors, biases, LayerNo
                                             gamma/beta (the GB units' working store; size
                                             assumed: the authors' GB buffers are not sized
                                             in ``Spec.h``)
-envm       8      16    ``W``   ReRAM       the layer's weights, bitmask-encoded: packed
-                                            nonzero codes (the eNVM of the shared parameters)
-envm_mask  16     1     ``W/16`` ReRAM      their 16-bit row masks (``Spec.h``'s mask memory
+envm       8      16    2**24   ReRAM       the shared parameters (the eNVM): an encoder
+                                            layer's weights and the word-embedding table,
+                                            bitmask-encoded (packed nonzero codes)
+envm_mask  16     1     2**20   ReRAM       their 16-bit row masks (``Spec.h``'s mask memory
                                             is 4096 x 16 b beside the input buffer for
                                             AXI-loaded tiles; here every mask of the layer
                                             stays on chip: a stated deviation)
@@ -31,9 +32,11 @@ dvfs_mem   8      1     256     SRAM        the DVFS table (``Spec.h``: 256 x 8 
 The datapath, its buffers, the global-buffer units and the entropy-DVFS unit with its table
 sit in the regulated ``core`` domain (an LDO and an ADPLL driven by the DVFS controller); the
 controller and the bus in ``main``. A program switches the core's point from the DVFS unit's
-result (``set_operating_point("core", from_unit="dvfs")``): EdgeBERT's per-sentence DVFS. The aux buffer of ``Spec.h`` (16 x 256 x 8 b, for the adaptive attention
-span and LayerNorm parameters) is left out: gamma/beta sit in ``gb`` and the attention span is
-not used.
+result (``set_operating_point("core", from_unit="dvfs")``): EdgeBERT's per-sentence DVFS.
+The aux buffer of ``Spec.h`` (16 x 256 x 8 b, for the adaptive attention span and LayerNorm
+parameters) is left out: gamma/beta sit in ``gb`` and the attention span is not used.
+:func:`embedding_program` gathers a sentence's rows of the word-embedding table from the
+eNVM and computes the first layer's input on chip.
 
 :func:`encoder_layer_program` writes one post-LayerNorm BERT encoder layer (12-head
 self-attention with biases, output projection and residual, LayerNorm, a GELU feed-forward
@@ -55,7 +58,7 @@ from ..accel import Accelerator, Program
 __all__ = ["edgebert_accelerator", "encoder_layer_program", "LayerBiases", "LayerShape",
            "LayerLayout", "EDGEBERT_POINTS", "MINILM_SHAPE", "GELU_OP", "ADD_OP",
            "weight_chunks", "offramp_program", "OFFRAMP_PLACES", "TANH_OP", "soc_edgebert",
-           "gemm_tile_program"]
+           "gemm_tile_program", "embedding_program", "layer_layout", "dense_weight_rows"]
 
 #: Operating points of the ``core`` domain, ``(voltage_v, frequency_hz)``, highest first (a
 #: run starts at the first): eight LDO codes evenly spread over the default LDO's 0.5-0.8 V
@@ -143,7 +146,7 @@ class LayerLayout:
         return self.places[name][1]
 
 
-def edgebert_accelerator(*, size: int = 16, acc_width: int = 16, envm_words: int = 1 << 21,
+def edgebert_accelerator(*, size: int = 16, acc_width: int = 16, envm_words: int = 1 << 24,
                          name: str = "edgebert") -> Accelerator:
     """The EdgeBERT description (module docstring): ``size x size`` MACs with an
     ``acc_width``-bit accumulator and ``envm_words`` elements of eNVM."""
@@ -177,9 +180,10 @@ def edgebert_accelerator(*, size: int = 16, acc_width: int = 16, envm_words: int
     return acc
 
 
-def _layout(shape: LayerShape, weight_rows: dict[str, list[int]]) -> LayerLayout:
+def layer_layout(shape: LayerShape, weight_rows: dict[str, list[int]]) -> LayerLayout:
     """Tensor places (module docstring) and the weights' chunks, from the dense rows of
-    packed nonzeros each chunk of each weight takes (``weight_rows[w][c]``)."""
+    packed nonzeros each chunk of each weight takes (``weight_rows[w][c]``), as
+    :func:`encoder_layer_program` lays them out."""
     s, d, f = shape.seq, shape.d, shape.d_ff
     act = s * d
     inp = {"x": 0, "q": act, "k": 2 * act, "vT": 3 * act, "p": 4 * act,
@@ -190,7 +194,8 @@ def _layout(shape: LayerShape, weight_rows: dict[str, list[int]]) -> LayerLayout
         raise ValueError(f"layer shape {shape} does not fit the 64K-element input buffer")
     names = [("xf", act), ("s", shape.heads * s * s), ("o", act), ("ln1", act),
              ("hf", s * f), ("y2", act), ("out", act), ("bq", d), ("bk", d), ("bv", d),
-             ("bo", d), ("b1", f), ("b2", d), ("g1", d), ("be1", d), ("g2", d), ("be2", d)]
+             ("bo", d), ("b1", f), ("b2", d), ("g1", d), ("be1", d), ("g2", d), ("be2", d),
+             ("ge", d), ("bee", d)]
     places = {k: ("input", v) for k, v in inp.items()}
     nxt = 0
     for name, size in names:
@@ -208,6 +213,13 @@ def _layout(shape: LayerShape, weight_rows: dict[str, list[int]]) -> LayerLayout
             chunks[w].append((mask_at, packed_at, dense_rows))
             mask_at += dense_rows
             packed_at += rows_packed * 16
+    # The embedding stage (embedding_program) runs before the layer and uses the space of
+    # tensors the layer writes later: the gathered codes in q, their Q6.10 sum in o, the
+    # position + token-type rows in hf, the LayerNorm output in ln1.
+    places["emb_codes"] = ("input", inp["q"])
+    places["emb_sum"] = places["o"]
+    places["emb_pos"] = places["hf"]
+    places["emb_ln"] = places["ln1"]
     places["envm"] = ("envm", 0)
     places["envm_end"] = ("envm", packed_at)
     places["envm_mask_end"] = ("envm_mask", mask_at)
@@ -223,6 +235,16 @@ def _chunk_rows(shape: LayerShape, weight: str) -> int:
         raise ValueError(f"weight {weight!r} ({n_dim} x {k_dim}) cannot be cut into chunks "
                          f"of whole 16-row tiles that fit the {_WEIGHT_SLOT}-element slot")
     return rows
+
+
+def dense_weight_rows(shape: LayerShape) -> dict[str, list[int]]:
+    """``weight_rows`` of dense weights: every chunk's rows packed whole."""
+    out = {}
+    for w in ("wq", "wk", "wv", "wo", "w1", "w2"):
+        n_chunks, rows = weight_chunks(shape, w)
+        k_dim = shape.d_ff if w == "w2" else shape.d
+        out[w] = [rows * k_dim // 16] * n_chunks
+    return out
 
 
 def weight_chunks(shape: LayerShape, weight: str) -> tuple[int, int]:
@@ -244,12 +266,8 @@ def encoder_layer_program(acc: Accelerator, biases: LayerBiases, *,
     """
     s, d, f, nh, dh = shape.seq, shape.d, shape.d_ff, shape.heads, shape.head_dim
     if weight_rows is None:
-        weight_rows = {}
-        for w in ("wq", "wk", "wv", "wo", "w1", "w2"):
-            n_chunks, rows = weight_chunks(shape, w)
-            k_dim = f if w == "w2" else d
-            weight_rows[w] = [rows * k_dim // 16] * n_chunks
-    lay = _layout(shape, weight_rows)
+        weight_rows = dense_weight_rows(shape)
+    lay = layer_layout(shape, weight_rows)
     a = lay.addr
     b = biases
     prog = program if program is not None else acc.program()
@@ -378,4 +396,38 @@ def gemm_tile_program(acc: Accelerator, *, m: int, k: int, n: int) -> Program:
     prog.run("pu", a_addr=0, b_addr=wt, bias_addr=0, c_addr=m * k, c_fixed_addr=0, m=m, k=k,
              n=n, a_stride=k, b_stride=k, c_stride=n, shift=10, use_bias=0, relu=0,
              out_fixed=0, transpose_c=0, out_frac=10, out_bias=4)
+    return prog
+
+
+def embedding_program(acc: Accelerator, layout: LayerLayout, token_ids: list[int], *,
+                      table_addr: int, table_mask_addr: int, embedding_bias: int,
+                      x_bias: int, program: Program | None = None) -> Program:
+    """BERT's embedding stage on the accelerator, ahead of :func:`encoder_layer_program`
+    (pass its ``layout``): each token's row of the word-embedding table, held as codes in
+    the eNVM (rows of ``d`` codes from element ``table_addr``, each placed where a dense row
+    would be, masks from ``table_mask_addr``), is gathered by a decode run into the input
+    buffer; the rows are converted to Q6.10, the position + token-type rows (``emb_pos``, put
+    in ``gb`` by the host) are added, and the embedding LayerNorm (``ge``, ``bee``) makes the
+    layer's input ``x`` (codes with exponent bias ``x_bias``).
+
+    The host turns the token ids into the table's addresses when it writes the program, as
+    it writes every address; the table itself never leaves the eNVM.
+    """
+    shape = layout.shape
+    s, d = shape.seq, shape.d
+    if len(token_ids) != s:
+        raise ValueError(f"{len(token_ids)} token ids for a {s}-token layer")
+    a = layout.addr
+    prog = program if program is not None else acc.program()
+    rows = d // 16
+    for t, tok in enumerate(token_ids):
+        prog.run("decode", mask_addr=table_mask_addr + tok * rows,
+                 packed_addr=table_addr + tok * d, dst_addr=a("emb_codes") + t * d, rows=rows)
+    prog.run("to_fixed", src_addr=a("emb_codes"), dst_addr=a("emb_sum"), n=s * d, frac=10,
+             bias=embedding_bias)
+    prog.run("eadd", a_addr=a("emb_sum"), b_addr=a("emb_pos"), z_addr=a("emb_sum"), op=ADD_OP,
+             n=s * d, shift=0, rows=0, cols=0)
+    prog.run("layernorm", src_addr=a("emb_sum"), gamma_addr=a("ge"), beta_addr=a("bee"),
+             dst_addr=a("emb_ln"), rows=s, n=d)
+    prog.run("to_adpf", src_addr=a("emb_ln"), dst_addr=a("x"), n=s * d, frac=10, bias=x_bias)
     return prog

@@ -15,7 +15,7 @@ offline. ``1 / sqrt(head_dim)`` is folded into the query weights and bias.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,8 +28,10 @@ from ....dsl.examples.edgebert import (
     LayerBiases,
     LayerLayout,
     LayerShape,
+    embedding_program,
     encoder_layer_program,
     gemm_tile_program,
+    layer_layout,
     offramp_program,
     weight_chunks,
 )
@@ -40,7 +42,7 @@ from ...nn.sentences import PolaritySentences
 
 __all__ = ["LayerImages", "layer_images", "reference_layer", "read_layer_output",
            "layer_weights", "LayerInput", "sentence_layer_input", "DVFSImages",
-           "offramp_dvfs_images"]
+           "offramp_dvfs_images", "EmbeddingStage"]
 
 _WEIGHTS = {"wq": "attention.self.query", "wk": "attention.self.key",
             "wv": "attention.self.value", "wo": "attention.output.dense",
@@ -108,10 +110,51 @@ def _q610(values: np.ndarray) -> np.ndarray:
     return q.astype(np.int64) & 0xFFFF
 
 
+@dataclass(frozen=True)
+class EmbeddingStage:
+    """BERT's embedding stage for :func:`layer_images`: the word-embedding ``table``
+    ``(vocab, d)``, the sentence's ``token_ids``, the position + token-type rows
+    ``positions`` ``(seq, d)`` and the embedding LayerNorm's ``gamma`` and ``beta``."""
+
+    table: np.ndarray
+    token_ids: tuple[int, ...]
+    positions: np.ndarray
+    gamma: np.ndarray
+    beta: np.ndarray
+    eps: float = 1e-12
+
+    @classmethod
+    def of_model(cls, weights: Mapping[str, np.ndarray], token_ids: Sequence[int]
+                 ) -> EmbeddingStage:
+        """The stage of a BERT-family model's weights (Hugging Face names), token type 0."""
+        ids = tuple(int(t) for t in token_ids)
+        pos = np.asarray(weights["embeddings.position_embeddings.weight"], np.float64)
+        typ = np.asarray(weights["embeddings.token_type_embeddings.weight"], np.float64)
+        return cls(np.asarray(weights["embeddings.word_embeddings.weight"], np.float64), ids,
+                   pos[:len(ids)] + typ[0],
+                   np.asarray(weights["embeddings.LayerNorm.weight"], np.float64),
+                   np.asarray(weights["embeddings.LayerNorm.bias"], np.float64))
+
+    def reference(self) -> np.ndarray:
+        """The layer's input in float64."""
+        h = self.table[list(self.token_ids)] + self.positions
+        return _layer_norm(h, self.gamma, self.beta, self.eps)
+
+
 def layer_images(acc: Accelerator, params: Mapping[str, np.ndarray], x: np.ndarray, *,
-                 shape: LayerShape = MINILM_SHAPE) -> LayerImages:
+                 shape: LayerShape = MINILM_SHAPE,
+                 embedding: EmbeddingStage | None = None) -> LayerImages:
     """The buffers, program and reference of one layer on ``acc`` (module docstring);
-    ``x`` is the ``(seq, d)`` float input of the layer."""
+    ``x`` is the ``(seq, d)`` float input of the layer.
+
+    With ``embedding``, the program starts with the embedding stage
+    (:func:`~archsim.dsl.examples.edgebert.embedding_program`): the word-embedding table's
+    codes sit in the eNVM after the layer's weights and ``x`` is computed on chip (``x``
+    then only sets its exponent bias and the reference). Only the rows the sentence uses are
+    written into the eNVM image: the host bus loads the nonzero words of an image, and the
+    program reads no other row (the whole table's 11.7M codes would take minutes to load
+    into the simulation).
+    """
     if x.shape != (shape.seq, shape.d):
         raise ValueError(f"x must have shape {(shape.seq, shape.d)}, not {x.shape}")
     dh = shape.head_dim
@@ -136,16 +179,34 @@ def layer_images(acc: Accelerator, params: Mapping[str, np.ndarray], x: np.ndarr
             mask_parts.append(masks)
             packed_parts.append(packed)
             weight_rows[w].append(packed.size // 16)
-    program, layout = encoder_layer_program(acc, biases, shape=shape, weight_rows=weight_rows)
+    layout = layer_layout(shape, weight_rows)
+    program = acc.program()
     buffers = {name: np.zeros(spec.words, np.int64) for name, spec in acc.buffers.items()}
+    if embedding is not None:
+        emb_bias = adpfloat_choose_bias(embedding.table)
+        table_at = layout.addr("envm_end")
+        mask_at = layout.places["envm_mask_end"][1]
+        for tok in set(embedding.token_ids):
+            row = adpfloat_from_float(embedding.table[tok], bias=emb_bias)
+            _place_dense_chunks(buffers, row[None, :], 1, table_at + tok * shape.d,
+                                mask_at + tok * shape.d // 16)
+        for name, values in (("emb_pos", embedding.positions), ("ge", embedding.gamma),
+                             ("bee", embedding.beta)):
+            at = layout.addr(name)
+            buffers["gb"][at:at + values.size] = _q610(values).ravel()
+        embedding_program(acc, layout, list(embedding.token_ids), table_addr=table_at,
+                          table_mask_addr=mask_at, embedding_bias=emb_bias, x_bias=biases.x,
+                          program=program)
+    else:
+        buffers["input"][layout.addr("x"):layout.addr("x") + x.size] = \
+            adpfloat_from_float(x, bias=biases.x).ravel()
+    encoder_layer_program(acc, biases, shape=shape, weight_rows=weight_rows, program=program)
     packed_all, masks_all = np.concatenate(packed_parts), np.concatenate(mask_parts)
     if packed_all.size > buffers["envm"].size or masks_all.size > buffers["envm_mask"].size:
         raise ValueError(f"the layer's weights ({packed_all.size} packed codes, "
                          f"{masks_all.size} masks) do not fit the eNVM")
     buffers["envm"][:packed_all.size] = packed_all
     buffers["envm_mask"][:masks_all.size] = masks_all
-    buffers["input"][layout.addr("x"):layout.addr("x") + x.size] = \
-        adpfloat_from_float(x, bias=biases.x).ravel()
     for name in ("bq", "bk", "bv", "bo", "b1", "b2", "g1", "be1", "g2", "be2"):
         at = layout.addr(name)
         buffers["gb"][at:at + p[name].size] = _q610(p[name])
@@ -171,6 +232,7 @@ class LayerInput:
     layer: int
     x: np.ndarray
     y: np.ndarray
+    token_ids: tuple[int, ...] = ()
 
 
 def sentence_layer_input(model: MiniLM, sentences: PolaritySentences, *, tokens: int = 16,
@@ -183,7 +245,8 @@ def sentence_layer_input(model: MiniLM, sentences: PolaritySentences, *, tokens:
         if ids.shape[1] == tokens:
             states = model.hidden_states_per_layer(ids, mask)
             return LayerInput(text, label, layer, np.asarray(states[layer][0], np.float64),
-                              np.asarray(states[layer + 1][0], np.float64))
+                              np.asarray(states[layer + 1][0], np.float64),
+                              tuple(int(t) for t in ids[0]))
     raise ValueError(f"no {split} sentence tokenizes to exactly {tokens} tokens")
 
 
