@@ -58,7 +58,8 @@ from ..accel import Accelerator, Program
 __all__ = ["edgebert_accelerator", "encoder_layer_program", "LayerBiases", "LayerShape",
            "LayerLayout", "EDGEBERT_POINTS", "MINILM_SHAPE", "GELU_OP", "ADD_OP",
            "weight_chunks", "offramp_program", "OFFRAMP_PLACES", "TANH_OP", "soc_edgebert",
-           "gemm_tile_program", "embedding_program", "layer_layout", "dense_weight_rows"]
+           "gemm_tile_program", "embedding_program", "layer_layout", "dense_weight_rows",
+           "MINILM_LAYER1_BIASES", "layer_program"]
 
 #: Operating points of the ``core`` domain, ``(voltage_v, frequency_hz)``, highest first (a
 #: run starts at the first): eight LDO codes evenly spread over the default LDO's 0.5-0.8 V
@@ -431,3 +432,16 @@ def embedding_program(acc: Accelerator, layout: LayerLayout, token_ids: list[int
              dst_addr=a("emb_ln"), rows=s, n=d)
     prog.run("to_adpf", src_addr=a("emb_ln"), dst_addr=a("x"), n=s * d, frac=10, bias=x_bias)
     return prog
+
+
+#: The exponent biases :mod:`archsim.sim.studies.edgebert.layer` chooses for MiniLM-L6's
+#: first layer on its first 16-token test sentence (each tensor's largest magnitude in the
+#: top exponent); :func:`layer_program` uses them.
+MINILM_LAYER1_BIASES = LayerBiases(x=5, wq=0, wk=2, wv=1, wo=3, w1=3, w2=5, q=3, k=5, v=4,
+                                   p=2, ctx=4, x1=7, h=7)
+
+
+def layer_program(acc: Accelerator) -> Program:
+    """:func:`encoder_layer_program` of MiniLM-L6's layer shape with dense weights and
+    :data:`MINILM_LAYER1_BIASES` (for ``archsim accel report --program``)."""
+    return encoder_layer_program(acc, MINILM_LAYER1_BIASES)[0]
