@@ -100,13 +100,19 @@ def test_rtl_equals_golden_and_model_on_the_real_layer(real_layer):
     acc = edgebert_accelerator(acc_width=32)
     stage = EmbeddingStage.of_model(model.weights, sentence.token_ids)
     images = layer_images(acc, params, sentence.x, embedding=stage)
+    _rtl_equals_golden_and_model(acc, images.program, images.buffers)
+
+
+def _rtl_equals_golden_and_model(acc, program, buffers):
+    """Verilator: every buffer equals the golden view's, the cycles the model's (which
+    resolves a data-dependent switch from the same buffers)."""
     compiled = acc.compile()
-    golden = compiled.golden(images.program, images.buffers)
-    result = compiled.simulate(images.program, images.buffers)
+    golden = compiled.golden(program, buffers)
+    result = compiled.simulate(program, buffers)
     assert result.error_code == 0
     for name, words in golden.items():
         assert np.array_equal(np.asarray(result.buffers[name]), words), name
-    assert result.cycles == compiled.model(images.program, buffers=images.buffers).cycles
+    assert result.cycles == compiled.model(program, buffers=buffers).cycles
 
 
 def _hw_entropy(buffers):
@@ -127,11 +133,4 @@ def test_offramp_entropy_selects_the_tables_point(real_offramp):
 @pytest.mark.slow
 def test_rtl_dvfs_switch_equals_golden_and_model(real_offramp):
     acc, images = real_offramp
-    compiled = acc.compile()
-    golden = compiled.golden(images.program, images.buffers)
-    result = compiled.simulate(images.program, images.buffers)
-    assert result.error_code == 0
-    for name, words in golden.items():
-        assert np.array_equal(np.asarray(result.buffers[name]), words), name
-    # the switch's stall included: the model resolves the switch from the same buffers
-    assert result.cycles == compiled.model(images.program, buffers=images.buffers).cycles
+    _rtl_equals_golden_and_model(acc, images.program, images.buffers)  # the stall included
