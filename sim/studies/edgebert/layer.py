@@ -142,8 +142,8 @@ class EmbeddingStage:
 
 
 def layer_images(acc: Accelerator, params: Mapping[str, np.ndarray], x: np.ndarray, *,
-                 shape: LayerShape = MINILM_SHAPE,
-                 embedding: EmbeddingStage | None = None) -> LayerImages:
+                 shape: LayerShape = MINILM_SHAPE, embedding: EmbeddingStage | None = None,
+                 compact_table: bool = False) -> LayerImages:
     """The buffers, program and reference of one layer on ``acc`` (module docstring);
     ``x`` is the ``(seq, d)`` float input of the layer.
 
@@ -153,7 +153,9 @@ def layer_images(acc: Accelerator, params: Mapping[str, np.ndarray], x: np.ndarr
     then only sets its exponent bias and the reference). Only the rows the sentence uses are
     written into the eNVM image: the host bus loads the nonzero words of an image, and the
     program reads no other row (the whole table's 11.7M codes would take minutes to load
-    into the simulation).
+    into the simulation). ``compact_table=True`` stores just those rows, one after another
+    (the token ids renumbered): for an eNVM too small for the whole table, such as the RTL
+    tests' (a 2**24-word memory makes Verilog generation take many minutes).
     """
     if x.shape != (shape.seq, shape.d):
         raise ValueError(f"x must have shape {(shape.seq, shape.d)}, not {x.shape}")
@@ -186,15 +188,18 @@ def layer_images(acc: Accelerator, params: Mapping[str, np.ndarray], x: np.ndarr
         emb_bias = adpfloat_choose_bias(embedding.table)
         table_at = layout.addr("envm_end")
         mask_at = layout.places["envm_mask_end"][1]
-        for tok in set(embedding.token_ids):
+        used = sorted(set(embedding.token_ids))
+        slot = {tok: (i if compact_table else tok) for i, tok in enumerate(used)}
+        for tok in used:
             row = adpfloat_from_float(embedding.table[tok], bias=emb_bias)
-            _place_dense_chunks(buffers, row[None, :], 1, table_at + tok * shape.d,
-                                mask_at + tok * shape.d // 16)
+            _place_dense_chunks(buffers, row[None, :], 1, table_at + slot[tok] * shape.d,
+                                mask_at + slot[tok] * shape.d // 16)
         for name, values in (("emb_pos", embedding.positions), ("ge", embedding.gamma),
                              ("bee", embedding.beta)):
             at = layout.addr(name)
             buffers["gb"][at:at + values.size] = _q610(values).ravel()
-        embedding_program(acc, layout, list(embedding.token_ids), table_addr=table_at,
+        embedding_program(acc, layout, [slot[t] for t in embedding.token_ids],
+                          table_addr=table_at,
                           table_mask_addr=mask_at, embedding_bias=emb_bias, x_bias=biases.x,
                           program=program)
     else:
