@@ -205,7 +205,12 @@ class SystolicArray(wiring.Component):
                 m.submodules[f"pe_r{i}_c{j}"] = pes[i][j]
 
         # Row i enters i cycles late, so its operands meet column j's at PE (i, j).
-        valid_rows = _delay(m, self.valid, rows - 1, "valid_skew")
+        # OS: PE (i, j) sees `valid` delayed i + j cycles, which one shared delay line gives
+        # (rows + cols - 2 registers instead of a chain through every PE, rows * cols: the
+        # same values, as every register is frozen by the same enable; a Verilator model
+        # evaluates every register every cycle). WS chains it through the PEs.
+        os = self._dataflow == "os"
+        valid_rows = _delay(m, self.valid, rows - 1 + (cols - 1 if os else 0), "valid_skew")
         for i in range(rows):
             a_row = _delay(m, self.a[i], i, f"a_skew_r{i}")[-1]
             for j in range(cols):
@@ -213,7 +218,8 @@ class SystolicArray(wiring.Component):
                 left = None if j == 0 else pes[i][j - 1]
                 m.d.comb += [
                     pe.a.eq(a_row if left is None else left.a_out),
-                    pe.valid.eq(valid_rows[i] if left is None else left.valid_out),
+                    pe.valid.eq(valid_rows[i + j] if os
+                                else valid_rows[i] if left is None else left.valid_out),
                 ]
 
         if self._dataflow == "os":
@@ -224,7 +230,8 @@ class SystolicArray(wiring.Component):
 
     def _elaborate_os(self, m: Module, pes: list[list[MACPE]]) -> None:
         rows, cols = self._rows, self._cols
-        first_rows = _delay(m, self.first, rows - 1, "first_skew")
+        # `first` reaches PE (i, j) i + j cycles late, as `valid` does (one delay line).
+        first_taps = _delay(m, self.first, rows + cols - 2, "first_skew")
         for j in range(cols):
             b_col = _delay(m, self.b[j], j, f"b_skew_c{j}")[-1]
             for i in range(rows):
@@ -232,7 +239,7 @@ class SystolicArray(wiring.Component):
                 m.d.comb += [
                     pe.b.eq(b_col if i == 0 else pes[i - 1][j].b_out),
                     # `first` restarts the accumulator from zero: a new output tile.
-                    pe.load.eq(first_rows[i] if j == 0 else pes[i][j - 1].load_out),
+                    pe.load.eq(first_taps[i + j]),
                     pe.acc_in.eq(0),
                 ]
         # `last` follows the bottom row's operands to the bottom-right PE, which finishes last,

@@ -157,6 +157,25 @@ def test_wide_multiply_saturates_at_32_bits():
         assert np.array_equal(res.buffers["z"], gold["z"])
 
 
+def test_mul_rounds_half_up_at_every_kind_of_shift():
+    # 64-bit products near both ends, odd ones and ones that are exactly half a step: the
+    # rounding bit comes from bit s - 1 for s >= 1 and from nowhere for s = 0; the reference
+    # is floor(x / 2**s + 1/2) in Python integers, clipped to int32.
+    big = (1 << 31) - 1
+    a = np.array([-(1 << 31), -(1 << 31), big, big, -3, 3, -1, 1 << 20, -(1 << 20), 77])
+    b = np.array([-(1 << 31), big, big, -(1 << 31), 1, 1, 1, (1 << 11) + 1, 1 << 11, -3])
+    unit = VectorUnit(addr_width=5)
+    for shift in (0, 1, 2, 31, 32, 33, 62, 63):
+        args = dict(a_addr=0, b_addr=0, z_addr=0, op=VECTOR_OPS["mul"], n=len(a), shift=shift,
+                    rows=0, cols=0)
+        res, gold = run(unit, a, b, args)
+        exact = [int(x) * int(y) for x, y in zip(a, b, strict=True)]
+        rounded = [x if shift == 0 else (x + (1 << (shift - 1))) >> shift for x in exact]
+        expect = [min(max(r, -(1 << 31)), big) for r in rounded]
+        assert signed(res.buffers["z"][:len(a)], 32).tolist() == expect
+        assert np.array_equal(res.buffers["z"], gold["z"])
+
+
 @pytest.mark.parametrize("op", ["mul", "transpose", "scale"])
 def test_stalls_change_neither_results_nor_enabled_cycles(op):
     rng = np.random.default_rng(5)

@@ -851,7 +851,12 @@ class LayerNorm(_RowUnit):
                 m.d.sync += t.eq((u32 * sq) >> 32)
                 m.next = "STEP"
             with m.State("STEP"):
-                m.d.sync += [y.eq((y * (Const(3 << 30, 33) - t)) >> 31), second.eq(1)]
+                # y * (3 << 30 - t) >> 31 with no value wider than 64 bits (Verilator's
+                # wide arithmetic is library loops, run every cycle): split the 35-bit
+                # factor into its low 32 bits and its signed top; exact modulo 2**32.
+                f = Const(3 << 30, 33) - t
+                p_lo, p_hi = y * f[:32], y * f[32:].as_signed()
+                m.d.sync += [y.eq((p_lo >> 31) + (p_hi << 1)), second.eq(1)]
                 m.next = "SQUARE"
                 with m.If(second):
                     m.next = "OUTPUT"
@@ -863,6 +868,7 @@ class LayerNorm(_RowUnit):
                 m.d.sync += [d1.eq(n * x - s1),
                              g1.eq(self.gamma.data.as_signed()),
                              b1.eq(self.beta.data.as_signed()),
-                             z2.eq(_rtl_round_shift(d1 * (y >> 8), shr)),
+                             # y[8:] is y >> 8 as 24 bits: a 60-bit product (64-bit C++)
+                             z2.eq(_rtl_round_shift(d1 * y[8:], shr)),
                              g2.eq(g1), b2.eq(b1)]
         return m

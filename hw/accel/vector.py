@@ -613,13 +613,21 @@ class VectorUnit(Unit):
         return out
 
     def _lane_stage2(self, m: Module, pre_r: Value, shamt: Signal, lane: int) -> Signal:
-        """Stage 2 of one lane: round half up and saturate. ``t = floor(2x / 2**s)``, the
-        result ``ceil(t / 2)``."""
+        """Stage 2 of one lane: round half up and saturate: ``ceil(floor(2x / 2**s) / 2)``,
+        which is ``(x >> s) + x[s - 1]`` (``x`` for ``s = 0``).
+
+        Written so that no value is wider than ``x`` (for ``s >= 1``, ``x >> s`` fits one bit
+        less, so adding the rounding bit cannot overflow): a 32 x 32-bit product stays one
+        64-bit word in Verilator's C++, not a 65-bit one whose shifts and adds are library
+        loops (a unit's logic is evaluated every cycle, busy or not: bench/accel_native.py)."""
         pw = max(self._pre_width(), len(pre_r))
-        t = Signal(signed(pw + 1), name=f"t_{lane}")
-        m.d.comb += t.eq((pre_r << 1) >> shamt)
-        rounded = Signal(signed(pw + 1), name=f"rounded_{lane}")
-        m.d.comb += rounded.eq((t >> 1) + t[0])
+        x = Signal(signed(pw), name=f"x_{lane}")
+        m.d.comb += x.eq(pre_r)
+        s_minus_1 = (shamt - 1)[:len(shamt)]  # unsigned; unused when s = 0
+        # for s >= 1, x >> s fits pw - 1 bits, and the sum pw (an Amaranth sum widens)
+        shifted = (x >> shamt)[:pw - 1].as_signed()
+        rounded = Signal(signed(pw), name=f"rounded_{lane}")
+        m.d.comb += rounded.eq(Mux(shamt == 0, x, shifted + (x >> s_minus_1)[0]))
         hi, lo = (1 << (self.z_width - 1)) - 1, -(1 << (self.z_width - 1))
         sat = Signal(range(lo, hi + 1), name=f"sat_{lane}")
         m.d.comb += sat.eq(Mux(rounded > hi, hi, Mux(rounded < lo, lo, rounded)))
