@@ -37,7 +37,9 @@ def _mx_reference(x, element, block=32):
         if dt is None:
             q = np.clip(np.rint(scaled * 64), -127, 127) / 64
         else:
-            q = scaled.astype(np.float32).astype(dt).astype(np.float64)
+            # straight from float64: through float32 would round twice (a value just
+            # above a tie of the element rounds to the tie first, then to even)
+            q = scaled.astype(dt).astype(np.float64)
         out.append(q * 2.0**e)
     return np.concatenate(out)
 
@@ -189,3 +191,12 @@ def test_nanomantissa_block_of_subnormals_quantizes_to_zero_not_nan():
         fmt = NxFPFormat(bits=4, nano_mantissa_bits=2, code_recycling=recycling)
         q = fmt.quantize(np.full(32, 5e-324))
         assert np.array_equal(q, np.zeros(32))
+
+
+def test_just_above_a_tie_rounds_up_once():
+    # Found by hypothesis: 1.1920929e-07 / 2**-19 is just above 0.0625, half of e2m3's
+    # smallest subnormal (0.125): nearest is 0.125 (rounding through float32 gives 0.0625,
+    # a tie, then 0 -- a double rounding).
+    x = np.array([1e-05] + [1.1920929e-07] * 31)
+    q = MXFormat(element="fp6_e2m3").quantize(x)
+    assert q[1] == 0.125 * 2.0**-19
