@@ -271,3 +271,13 @@ def test_concurrent_steps_must_not_touch_the_same_words():
     dvfs.set_operating_point("core", "slow")
     with pytest.raises(DSLError, match="changes its operating point while unit 'inc'"):
         compiled.check_program(dvfs)
+
+
+def test_verilog_is_generated_once_per_state_of_the_description():
+    acc = _two_domain()
+    compiled = acc.compile()
+    first = compiled.verilog()
+    assert compiled.verilog() is first  # cached: not generated again
+    acc.buffer("z", words=16, width=16, domain="core")  # the description changed
+    again = compiled.verilog()
+    assert again != first  # a new memory in the top level

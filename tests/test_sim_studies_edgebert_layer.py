@@ -44,12 +44,20 @@ TABLE = (7, 6, 5) + (0,) * 13
 
 
 @pytest.fixture(scope="module")
-def real_offramp(real_layer):
+def rtl_accelerator():
+    """The RTL runs' accelerator and its compiled views, shared: its Verilog is generated
+    once for both runs."""
+    acc = edgebert_accelerator(acc_width=32, envm_words=RTL_ENVM_WORDS)
+    return acc, acc.compile()
+
+
+@pytest.fixture(scope="module")
+def real_offramp(real_layer, rtl_accelerator):
     model, sentence, _ = real_layer
     ee = train_early_exit(model, load_polarity_sentences(seed=0), seed=0, quick=True)
     assert ee.pooling == "mean"
     ramp = ee.ramps[0]  # layer 1's off-ramp, on the masked mean of layer 1's output
-    acc = edgebert_accelerator(acc_width=32, envm_words=RTL_ENVM_WORDS)
+    acc = rtl_accelerator[0]
     images = offramp_dvfs_images(acc, ramp.w1, ramp.b1, ramp.w2, ramp.b2,
                                  sentence.y.mean(axis=0), table=TABLE)
     return acc, images
@@ -107,18 +115,17 @@ def test_embedding_stage_on_chip(real_layer):
 
 
 @pytest.mark.slow
-def test_rtl_equals_golden_and_model_on_the_real_layer(real_layer):
+def test_rtl_equals_golden_and_model_on_the_real_layer(real_layer, rtl_accelerator):
     model, sentence, params = real_layer
-    acc = edgebert_accelerator(acc_width=32, envm_words=RTL_ENVM_WORDS)
+    acc, compiled = rtl_accelerator
     stage = EmbeddingStage.of_model(model.weights, sentence.token_ids)
     images = layer_images(acc, params, sentence.x, embedding=stage, compact_table=True)
-    _rtl_equals_golden_and_model(acc, images.program, images.buffers)
+    _rtl_equals_golden_and_model(compiled, images.program, images.buffers)
 
 
-def _rtl_equals_golden_and_model(acc, program, buffers):
+def _rtl_equals_golden_and_model(compiled, program, buffers):
     """Verilator: every buffer equals the golden view's, the cycles the model's (which
     resolves a data-dependent switch from the same buffers)."""
-    compiled = acc.compile()
     golden = compiled.golden(program, buffers)
     result = compiled.simulate(program, buffers)
     assert result.error_code == 0
@@ -143,6 +150,7 @@ def test_offramp_entropy_selects_the_tables_point(real_offramp):
 
 
 @pytest.mark.slow
-def test_rtl_dvfs_switch_equals_golden_and_model(real_offramp):
-    acc, images = real_offramp
-    _rtl_equals_golden_and_model(acc, images.program, images.buffers)  # the stall included
+def test_rtl_dvfs_switch_equals_golden_and_model(real_offramp, rtl_accelerator):
+    _, images = real_offramp
+    # the switch's stall included
+    _rtl_equals_golden_and_model(rtl_accelerator[1], images.program, images.buffers)

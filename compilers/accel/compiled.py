@@ -186,6 +186,7 @@ class CompiledAccelerator:
         #: :mod:`archsim.hw.models.dvfs`, with their sources there).
         self.ldo: LDOModel = default_ldo()
         self.adpll: ADPLLModel = default_adpll()
+        self._verilog: tuple[tuple[object, ...], str] | None = None
 
     @property
     def name(self) -> str:
@@ -502,10 +503,17 @@ class CompiledAccelerator:
         return AcceleratorTop(self)
 
     def verilog(self) -> str:
-        """The top level's Verilog."""
+        """The top level's Verilog, generated once for each state of the description and
+        the regulator models (a large design's generation takes minutes; every further
+        :meth:`simulate` reuses it)."""
         from ...hw.verilog import to_verilog
 
-        return to_verilog(self.top(), name=self.name)
+        d = self.description
+        key = (d.name, d.program_words, tuple(d.domains.values()), tuple(d.buffers.values()),
+               tuple(d.units.values()), self.ldo, self.adpll)
+        if self._verilog is None or self._verilog[0] != key:
+            self._verilog = (key, to_verilog(self.top(), name=self.name))
+        return self._verilog[1]
 
     def area(self, *, node: str = "nangate45",
              progress: ProgressCallback | None = None) -> AreaReport:
