@@ -144,12 +144,7 @@ class AdaptivFloatConvert(Unit):
             if not low <= a[name] <= high:
                 raise ValueError(f"unit kind {_KIND!r}: argument {name!r} must be in "
                                  f"{low}..{high}, not {a[name]}")
-        limit = lanes << self.addr_width
-        for name, (_, end) in self._footprint(a).items():
-            if end > limit:
-                raise ValueError(
-                    f"unit kind {_KIND!r}: operand {name!r} would reach element {end - 1}, "
-                    f"past the {limit} elements its {self.addr_width}-bit address reaches")
+        self.contract.check_reach(self._footprint(a), self.addr_width)
         return a
 
     @staticmethod

@@ -245,12 +245,7 @@ class BitmaskDecode(Unit):
             if a[name] % lanes:
                 raise ValueError(f"unit kind {_KIND!r}: argument {name!r} must be a multiple "
                                  f"of lanes ({lanes}), not {a[name]}")
-        for name, (_, end) in self._footprint(a).items():
-            limit = self.contract.operand(name).lanes << self.addr_width
-            if end > limit:
-                raise ValueError(
-                    f"unit kind {_KIND!r}: operand {name!r} would reach element {end - 1}, "
-                    f"past the {limit} elements its {self.addr_width}-bit address reaches")
+        self.contract.check_reach(self._footprint(a), self.addr_width)
         return a
 
     def _footprint(self, a: Mapping[str, int]) -> dict[str, tuple[int, int]]:
@@ -429,12 +424,7 @@ class BitmaskEncode(Unit):
             if a[name] % lanes:
                 raise ValueError(f"unit kind {kind!r}: argument {name!r} must be a multiple "
                                  f"of lanes ({lanes}), not {a[name]}")
-        for name, (_, end) in self._footprint(a).items():
-            limit = self.contract.operand(name).lanes << self.addr_width
-            if end > limit:
-                raise ValueError(
-                    f"unit kind {kind!r}: operand {name!r} would reach element {end - 1}, "
-                    f"past the {limit} elements its {self.addr_width}-bit address reaches")
+        self.contract.check_reach(self._footprint(a), self.addr_width)
         return a
 
     def _footprint(self, a: Mapping[str, int]) -> dict[str, tuple[int, int]]:

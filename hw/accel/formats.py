@@ -224,12 +224,7 @@ class AdaptivFloatDot(Unit):
                     f"unit kind {_KIND!r}: argument {name!r} must be the {ARG_WIDTH}-bit two's "
                     f"complement code of an int in {low}..{high}, not {a[name]} (= {value})")
             a[name] = value
-        for name, (_, end) in self._footprint(a).items():
-            limit = self.contract.operand(name).lanes << self.addr_width
-            if end > limit:
-                raise ValueError(
-                    f"unit kind {_KIND!r}: operand {name!r} would reach element {end - 1}, "
-                    f"past the {limit} elements its {self.addr_width}-bit address reaches")
+        self.contract.check_reach(self._footprint(a), self.addr_width)
         return a
 
     @staticmethod

@@ -166,6 +166,16 @@ class UnitContract:
         raise KeyError(f"unit kind {self.kind!r} has no operand {name!r}; it has "
                        f"{[o.name for o in self.operands]}")
 
+    def check_reach(self, footprint: Mapping[str, tuple[int, int]], addr_width: int) -> None:
+        """Raise ``ValueError`` naming the first operand whose element range ``[first, end)``
+        goes past what an ``addr_width``-bit (row) address of its port reaches."""
+        for name, (_, end) in footprint.items():
+            limit = self.operand(name).lanes << addr_width
+            if end > limit:
+                raise ValueError(
+                    f"unit kind {self.kind!r}: operand {name!r} would reach element {end - 1}, "
+                    f"past the {limit} elements its {addr_width}-bit address reaches")
+
     def members(self, addr_widths: Mapping[str, int]) -> dict[str, object]:
         """The component members: control, one ``arg_*`` per argument, one port per operand.
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -209,8 +209,6 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> float:
 
 
 def _tx2() -> GPURoofline:
-    from dataclasses import replace
-
     spec = get_gpu("jetson-tx2")
     scale = TX2_SETTINGS["clock_scale"]
     spec = replace(spec, peak_flops_per_s={k: v * scale
