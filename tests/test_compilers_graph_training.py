@@ -301,8 +301,9 @@ def test_every_operator_tiles_and_the_soc_simulator_runs_it(builder):
 
     cfg = load_soc_config(CONFIGS / "smaug_baseline.toml")
     spads = cfg.accelerators[0].scratchpads
-    g = builder(blocks_per_stage=(1, 2, 2), widths=(8, 16, 32), batch=2, image_size=8)
+    g = builder(batch=2, image_size=8)  # ResNet-20 / RevNet-20 stages and widths
     tg = training_graph(g)
+    tg.validate()
     for op in tg:
         plan_operator(op, spads)
     r = simulate(cfg, tg)

@@ -14,6 +14,10 @@ block first *recomputes* the block's inputs from its outputs (phase ``"recompute
 block's backward operators read those recomputed tensors, not the stored forward
 activations -- so activations inside reversible blocks die in the forward pass.
 
+As in RevNet, a run of reversible blocks reconstructs its whole input, but the first
+block's ``x1`` (``x1.rc``) is read by nothing: the layer before the run is not reversible and
+its backward reads its own stored activation.
+
 The graph order is the order operators are emitted (it is a topological order), so the SoC
 simulator runs the iteration in exactly this schedule and
 :meth:`TrainingGraph.tensor_uses` gives every tensor's producer and last consumer in it.
