@@ -2,7 +2,8 @@
 (CNNs, encoders, decoder LLMs, recommendation models).
 
 Build any standard workload by name with :func:`build_workload` (see :data:`WORKLOADS`),
-import ONNX with :func:`from_onnx`, or compose layers with :class:`NetBuilder`.
+import ONNX with :func:`from_onnx`, or compose layers with :class:`NetBuilder`; turn any
+CNN graph into one training iteration with :func:`training_graph`.
 """
 
 from .bert import albert_base, bert_base, minilm_l6, share_layer_weights
@@ -39,6 +40,15 @@ from .ir import (
 from .onnx_import import SUPPORTED_ONNX_OPS, from_onnx
 from .paradnn import PARADNN_SWEEPS, paradnn_model, paradnn_sweep
 from .registry import WORKLOADS, build_workload, workload_params
+from .revnet import ReversibleBlock, parameter_counts, resnet_cifar, revnet_cifar
+from .training import (
+    DIFFERENTIABLE_KINDS,
+    OPTIMIZERS,
+    PHASES,
+    TensorUse,
+    TrainingGraph,
+    training_graph,
+)
 from .transformer import (
     TRANSFORMER_PRESETS,
     TransformerConfig,
@@ -55,4 +65,7 @@ __all__ = [
     "DLRM_PRESETS", "DLRMConfig", "DLRMSampleWork", "dlrm_graph", "dlrm_sample_work", "get_dlrm",
     "FATHOM_WORKLOADS", "fathom_workload", "PARADNN_SWEEPS", "paradnn_model", "paradnn_sweep",
     "from_onnx", "SUPPORTED_ONNX_OPS", "WORKLOADS", "build_workload", "workload_params",
+    "ReversibleBlock", "resnet_cifar", "revnet_cifar", "parameter_counts",
+    "PHASES", "OPTIMIZERS", "DIFFERENTIABLE_KINDS", "TensorUse", "TrainingGraph",
+    "training_graph",
 ]

@@ -1,6 +1,7 @@
 """Every standard workload by name: ``build_workload("resnet50", batch=1)``.
 
-Names: the CNNs (``resnet50``, ``vgg16``, ``alexnet``), the eight ``fathom-*`` workloads,
+Names: the CNNs (``resnet50``, ``vgg16``, ``alexnet``, the CIFAR ``resnet-cifar`` and its
+reversible counterpart ``revnet-cifar``), the eight ``fathom-*`` workloads,
 ``paradnn-fc`` / ``paradnn-cnn`` / ``paradnn-rnn``, the encoders (``bert-base``,
 ``albert-base``, ``minilm-l6``), every decoder preset of
 :data:`~archsim.compilers.graph.transformer.TRANSFORMER_PRESETS` (``llama-7b``,
@@ -22,6 +23,7 @@ from .dlrm import DLRM_PRESETS, dlrm_graph, get_dlrm
 from .fathom import FATHOM_WORKLOADS
 from .ir import WorkloadGraph
 from .paradnn import paradnn_cnn, paradnn_fc, paradnn_rnn
+from .revnet import resnet_cifar, revnet_cifar
 from .transformer import TRANSFORMER_PRESETS, get_transformer, transformer_graph
 
 __all__ = ["WorkloadEntry", "WORKLOADS", "build_workload", "workload_params"]
@@ -61,6 +63,11 @@ def _entries() -> dict[str, WorkloadEntry]:
         WorkloadEntry("resnet50", resnet50, "ResNet-50 (torchvision), 224x224", "cnn"),
         WorkloadEntry("vgg16", vgg16, "VGG-16 (torchvision), 224x224", "cnn"),
         WorkloadEntry("alexnet", alexnet, "AlexNet (torchvision), 224x224", "cnn"),
+        WorkloadEntry("resnet-cifar", resnet_cifar,
+                      "He et al. CIFAR ResNet (ResNet-20 by default), 32x32", "cnn"),
+        WorkloadEntry("revnet-cifar", revnet_cifar,
+                      "Gomez et al. RevNet on the CIFAR ResNet stages (reversible blocks)",
+                      "cnn"),
         WorkloadEntry("paradnn-fc", paradnn_fc, "ParaDnn fully connected generator", "paradnn"),
         WorkloadEntry("paradnn-cnn", paradnn_cnn, "ParaDnn residual/bottleneck CNN generator",
                       "paradnn"),
