@@ -191,8 +191,10 @@ def test_soc_instance_model_prices_a_block_per_phase():
     program, layout = reversible_block_program(engine, shape)
     compiled = engine.compile()
     report = compiled.model(program)
-    per_phase = {p: sum(s.cycles for s in report.steps[a:e])
-                 for p, (a, e) in layout.phase_steps.items()}
+    per_phase = example.phase_cycles(report, layout)
+    assert list(per_phase) == list(PHASES)
+    # forward and recompute run the same two branches (one add becomes a sub)
+    assert per_phase["forward"] == per_phase["recompute"]
     # the phases' steps cover the run but for the HALT's few cycles
     assert 0 < report.cycles - sum(per_phase.values()) < 10
     # the GEMM alone: folds * (R + C + K - 2) + R + 2 for each product (closed form)

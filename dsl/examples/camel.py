@@ -87,15 +87,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...errors import ConfigError
 from ..accel import Accelerator, Program
 
+if TYPE_CHECKING:
+    from ...compilers.accel.model import ProgramReport
+
 __all__ = ["camel_engine", "soc_camel", "gemm_tile_program", "BlockShape", "BlockLayout",
            "block_layout", "reversible_block_program", "block_inputs", "read_block_outputs",
-           "reference_block_fixed", "reference_block_float", "quantize", "PHASES",
+           "reference_block_fixed", "reference_block_float", "quantize", "PHASES", "phase_cycles",
            "ACT_FRAC_BITS", "WEIGHT_FRAC_BITS", "GRAD_FRAC_BITS", "OUTPUT_FRAC_BITS",
            "WORD_BITS", "ACC_BITS"]
 
@@ -415,6 +419,14 @@ def reversible_block_program(engine: Accelerator, shape: BlockShape, *,
                 vec("gvec", "sub", w, f"{w}_new", src_b="tw", n=d * d)
         steps[phase] = (first, len(prog))
     return prog, replace(layout, phase_steps=steps)
+
+
+def phase_cycles(report: ProgramReport, layout: BlockLayout) -> dict[str, int]:
+    """Cycles of each phase of a block program in ``report`` (its model,
+    ``compiled.model(program)``): the sum of the phase's steps' cycles, the sequencer's
+    argument loads and the refresh stalls included (the HALT's few cycles are in none)."""
+    return {phase: sum(s.cycles for s in report.steps[first:end])
+            for phase, (first, end) in layout.phase_steps.items()}
 
 
 # -- numbers in and out -------------------------------------------------------------------------
