@@ -55,6 +55,8 @@ def reference(op, a, b, shift, zw, rows=0, cols=0):
         r = [max(x, y) for x, y in zip(a, b, strict=True)]
     elif op == "relu":
         r = [max(x, 0) for x in a]
+    elif op == "relu_grad":
+        r = [x if y > 0 else 0 for x, y in zip(a, b, strict=True)]
     elif op == "copy":
         r = a
     elif op == "requant":
@@ -232,7 +234,8 @@ def test_bad_arguments_raise_exact_errors():
         vector_op_code("softplus")
     assert str(info.value) == (
         "field 'op': unknown vector op 'softplus' (allowed: 'add', 'add_requant', 'copy', "
-        "'gelu', 'max', 'mul', 'relu', 'requant', 'scale', 'sub', 'tanh', 'transpose')")
+        "'gelu', 'max', 'mul', 'relu', 'relu_grad', 'requant', 'scale', 'sub', 'tanh', "
+        "'transpose')")
     with pytest.raises(ConfigError, match="unknown vector op 'div'"):
         vector_op_golden("div", np.zeros(1), np.zeros(1), 0, 8)
     assert vector_op_code("scale") == VECTOR_OPS["scale"] == 7
@@ -244,8 +247,8 @@ def test_bad_arguments_raise_exact_errors():
     args = dict(a_addr=0, b_addr=0, z_addr=0, op=VECTOR_OPS["add"], n=4, shift=0, rows=0,
                 cols=0)
     with pytest.raises(ValueError, match=r"argument 'op' must be one of .*'transpose': 8.*"
-                                         r"'tanh': 11}, not 12$"):
-        unit.cycles({**args, "op": 12})
+                                         r"'tanh': 11, 'relu_grad': 12}, not 13$"):
+        unit.cycles({**args, "op": 13})
     with pytest.raises(ValueError, match=r"argument 'shift' must be in 0\.\.63, not 64$"):
         unit.cycles({**args, "shift": 64})
     with pytest.raises(ValueError, match="17 elements do not fit a 4-bit address space"):
@@ -537,3 +540,45 @@ def test_sixteen_lane_gelu_and_tanh_in_an_accelerator_in_verilator():
     assert result.cycles == report.cycles
     assert [s.unit_cycles for s in report.steps] == [256 // 16 + 3, 240 // 16 + 3]
     assert result.stats == report.stats
+
+
+# --- relu_grad ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("aw", "bw", "zw"), [(3, 3, 3), (4, 2, 3), (2, 4, 2), (4, 4, 4)])
+def test_relu_grad_golden_exhaustive_over_small_widths(aw, bw, zw):
+    a_vals = np.arange(-(1 << (aw - 1)), 1 << (aw - 1))
+    b_vals = np.arange(-(1 << (bw - 1)), 1 << (bw - 1))
+    a, b = (g.ravel() for g in np.meshgrid(a_vals, b_vals, indexing="ij"))
+    expect = np.clip(a * (b > 0), -(1 << (zw - 1)), (1 << (zw - 1)) - 1)
+    assert vector_op_golden("relu_grad", a, b, 0, zw).tolist() == expect.tolist()
+    # the unit's golden view on raw words agrees (a and b of different widths)
+    unit = VectorUnit(a_width=aw, b_width=bw, z_width=zw, addr_width=8)
+    args = dict(a_addr=0, b_addr=0, z_addr=0, op=VECTOR_OPS["relu_grad"], n=a.size,
+                shift=0, rows=0, cols=0)
+    bufs = {"a": words(a, aw), "b": words(b, bw), "z": np.zeros(a.size, np.int64)}
+    unit.golden(bufs, args)
+    assert signed(bufs["z"], zw).tolist() == expect.tolist()
+    silence_unused(unit)
+
+
+@pytest.mark.parametrize("lanes", [1, 4])
+def test_relu_grad_rtl_equals_golden_on_every_pair_of_3_bit_inputs(lanes):
+    # a: a 4-bit gradient, b: a wider 6-bit pre-activation; z saturates to 3 bits
+    aw, bw, zw = 4, 6, 3
+    a_vals = np.arange(-8, 8)
+    b_vals = np.array([-32, -5, -1, 0, 1, 2, 31, 7])
+    a, b = (g.ravel() for g in np.meshgrid(a_vals, b_vals, indexing="ij"))
+    n = a.size  # 128
+    unit = VectorUnit(a_width=aw, b_width=bw, z_width=zw, addr_width=8 - (lanes > 1) * 2,
+                      lanes=lanes)
+    args = dict(a_addr=0, b_addr=0, z_addr=0, op=VECTOR_OPS["relu_grad"], n=n, shift=0,
+                rows=0, cols=0)
+    bufs = {"a": words(a, aw), "b": words(b, bw), "z": np.zeros(n, np.int64)}
+    gold = {k: v.copy() for k, v in bufs.items()}
+    unit.golden(gold, args)
+    res = run_unit(unit, bufs, args, stall_probability=0.2, seed=3)
+    expect = np.clip(np.where(b > 0, a, 0), -4, 3)
+    assert signed(res.buffers["z"][:n], zw).tolist() == expect.tolist()
+    assert np.array_equal(res.buffers["z"][:n], gold["z"])
+    assert res.cycles == unit.cycles(args) == n // lanes + 3
+    assert unit.actions(args)["read:b"] == n // lanes

@@ -1,5 +1,5 @@
-"""The element-wise vector unit: add, multiply, max, ReLU, requantize, scale, transpose, GELU
-and tanh.
+"""The element-wise vector unit: add, multiply, max, ReLU, requantize, scale, transpose, GELU,
+tanh and ReLU's gradient.
 
 One :class:`VectorUnit` invocation streams ``n`` elements (``rows * cols`` for a transpose)
 from operand ``a`` (and ``b``) to operand ``z``, one element per cycle (one row of ``lanes``
@@ -23,7 +23,13 @@ op              ``z[i]`` (before saturation to ``z_width``)   uses ``shift``
 ``add_requant`` ``rshift(a[i] + b[i], shift)``                yes
 ``gelu``        ``GELU(a[i])`` in Q6.10 (:func:`gelu_q610`)   no
 ``tanh``        ``tanh(a[i])`` in Q6.10 (:func:`tanh_q610`)   no
+``relu_grad``   ``a[i] if b[i] > 0 else 0``                   no
 =============== ============================================= ===========================
+
+``relu_grad`` is the backward pass of a ReLU: ``a`` is the upstream gradient and ``b`` the
+forward pre-activation (or the ReLU's output: both are positive exactly where the ReLU
+passes its input), so ``a``'s and ``b``'s scales need not agree and ``b`` may be a wider
+accumulator than ``a``.
 
 ``rshift(x, s)`` is an arithmetic right shift rounding half up, ``floor(x / 2**s + 1/2)``
 (so ``-1.5`` rounds to ``-1`` and ``1.5`` to ``2``), and every result saturates to the signed
@@ -111,13 +117,13 @@ __all__ = ["VECTOR_OPS", "SHIFTED_OPS", "BINARY_OPS", "FUNCTION_OPS", "MAX_SHIFT
 #: such as :mod:`archsim.dsl.examples.npu` repeat some codes).
 VECTOR_OPS: Mapping[str, int] = {
     "add": 0, "sub": 1, "mul": 2, "max": 3, "relu": 4, "copy": 5, "requant": 6,
-    "scale": 7, "transpose": 8, "add_requant": 9, "gelu": 10, "tanh": 11,
+    "scale": 7, "transpose": 8, "add_requant": 9, "gelu": 10, "tanh": 11, "relu_grad": 12,
 }
 _NAMES = {code: name for name, code in VECTOR_OPS.items()}
 #: Ops whose result is shifted right by the ``shift`` argument (with rounding).
 SHIFTED_OPS = frozenset({"mul", "requant", "scale", "add_requant", "transpose"})
 #: Ops that read ``b`` element by element (``scale`` reads only ``b[0]``).
-BINARY_OPS = frozenset({"add", "sub", "mul", "max", "add_requant"})
+BINARY_OPS = frozenset({"add", "sub", "mul", "max", "add_requant", "relu_grad"})
 #: Ops computed by the interpolation ROM, on Q6.10 operands (``a_width == z_width == 16``).
 FUNCTION_OPS = frozenset({"gelu", "tanh"})
 #: Largest ``shift`` argument (the latched shift amount is 6 bits wide).
@@ -277,6 +283,8 @@ def vector_op_golden(op: str, a: np.ndarray, b: np.ndarray, shift: int, z_width:
         pre = np.maximum(a, b)
     elif op == "relu":
         pre = np.maximum(a, 0)
+    elif op == "relu_grad":
+        pre = np.where(b > 0, a, 0)
     elif op == "scale":
         pre = a * b[0]
     elif op == "gelu":
@@ -513,7 +521,7 @@ class VectorUnit(Unit):
         issuing = Signal()
         m.d.comb += issuing.eq(busy & (issued != count))
         uses_b = (op == code["add"]) | (op == code["sub"]) | (op == code["mul"]) \
-            | (op == code["max"]) | (op == code["add_requant"])
+            | (op == code["max"]) | (op == code["add_requant"]) | (op == code["relu_grad"])
         m.d.comb += [
             self.a.addr.eq(a_ptr), self.a.en.eq(issuing),
             self.b.addr.eq(b_ptr),
@@ -576,6 +584,8 @@ class VectorUnit(Unit):
                 m.d.comb += pre.eq(Mux(sa > sb, sa, sb))
             with m.Case(code["relu"]):
                 m.d.comb += pre.eq(Mux(sa > 0, sa, 0))
+            with m.Case(code["relu_grad"]):
+                m.d.comb += pre.eq(Mux(sb > 0, sa, 0))
             with m.Default():
                 m.d.comb += pre.eq(sa)
         pre_r = Signal.like(pre, name=f"pre_r_{lane}")
