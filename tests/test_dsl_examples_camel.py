@@ -135,10 +135,6 @@ def test_rtl_equals_golden_and_model_cycles_in_pysim(pysim_run):
     assert [layout.phase_steps[p] for p in PHASES] == [(0, 12), (12, 24), (24, 42), (42, 46)]
 
 
-@pytest.mark.xfail(strict=True, reason="compilers/accel/model.py counts a refresh that falls "
-                   "in a unit's start cycle as a stalled busy cycle; the RTL holds the start "
-                   "pending then (not busy), so stall_cycles and busy_main differ by the "
-                   "number of such starts (cycles agree)")
 def test_model_statistics_equal_the_rtl_counters(pysim_run):
     compiled, program, _, _, result = pysim_run
     assert result.stats == compiled.model(program).stats

@@ -183,6 +183,15 @@ class _RefreshTimeline:
             total += count if bin(mask).count("1") % 2 else -count
         return total
 
+    def leading(self, buffers: Iterable[str], start: int) -> int:
+        """Consecutive stall cycles from cycle ``start`` on: a start that meets them waits,
+        pending, with the unit not yet busy (``compilers/accel/top.py``)."""
+        names = list(buffers)
+        lead = 0
+        while self.stalls_in(names, start + lead, start + lead):
+            lead += 1
+        return lead
+
     def window(self, buffers: Iterable[str], start: int, enabled: int) -> int:
         """Stall cycles of a window from cycle ``start`` that needs ``enabled`` cycles."""
         names = list(buffers)
@@ -256,8 +265,8 @@ def model_program(compiled: CompiledAccelerator, program: Program, *,
     dvfs_stalls = {k: move.stall_cycles(f_main) if move.steps else 0
                    for k, move in moves.items()}
     extra = _contention(compiled, program, checked)  # step -> contention cycles at most
-    lower, stalls = _timeline(compiled, program, checked, unit_cycles, dvfs_stalls, timeline,
-                              {})
+    lower, stalls, leads = _timeline(compiled, program, checked, unit_cycles, dvfs_stalls,
+                                     timeline, {})
     total_cycles = lower.cycles
     # port contention: at most one frozen cycle per access a sharer wins
     upper = (_timeline(compiled, program, checked, unit_cycles, dvfs_stalls, timeline,
@@ -278,8 +287,9 @@ def model_program(compiled: CompiledAccelerator, program: Program, *,
             real = realised[spec.domain]
             busy.append((tl.start, tl.done, real.frequency_hz))
             e = _unit_energy(compiled, step.unit, checked[k], real.voltage_v, energy)
-            stats["stall_cycles"] += stall
-            stats[f"busy_{spec.domain}"] += unit_cycles[k] + stall
+            # The RTL counts a unit's frozen cycles only once it is busy (``leads``).
+            stats["stall_cycles"] += stall - leads[k]
+            stats[f"busy_{spec.domain}"] += unit_cycles[k] + stall - leads[k]
             cycles = (tl.done if step.wait else tl.start + 1) - tl.arrive
             dt = (tl.start - tl.arrive) / f_main + (unit_cycles[k] + stall) / real.frequency_hz
             steps.append(StepReport(k, "run", step.unit, spec.domain, real.voltage_v,
@@ -369,12 +379,15 @@ def _contention(compiled: CompiledAccelerator, program: Program,
 def _timeline(compiled: CompiledAccelerator, program: Program, checked: list[dict[str, int]],
               unit_cycles: dict[int, int], dvfs_stalls: dict[int, int],
               refresh: _RefreshTimeline, extra: dict[int, int]
-              ) -> tuple[Timeline, dict[int, int]]:
+              ) -> tuple[Timeline, dict[int, int], dict[int, int]]:
     """The sequencer's timeline of ``program`` (step ``k`` is program step ``k``, the HALT
-    last) and each RUN's refresh stall cycles: a RUN lasts its unit cycles, plus ``extra`` (contention)
-    cycles, plus the refresh stalls it meets from its start cycle."""
+    last), each RUN's refresh stall cycles and, of those, the ones before the unit starts:
+    a RUN lasts its unit cycles, plus ``extra`` (contention) cycles, plus the refresh stalls
+    it meets from its start cycle; stalls in the start cycle itself (and right after it)
+    hold the start pending, so the unit is not busy in them."""
     builder = TimelineBuilder()
     stalls: dict[int, int] = {}
+    leads: dict[int, int] = {}
     for k, step in enumerate(program.steps):
         if isinstance(step, Wait):
             builder.wait()
@@ -385,13 +398,14 @@ def _timeline(compiled: CompiledAccelerator, program: Program, checked: list[dic
             def duration(start: int, _k: int = k, _c: int = c,
                          _b: tuple[str, ...] = tuple(spec.bind.values())) -> int:
                 stalls[_k] = refresh.window(_b, start, _c + 1)
+                leads[_k] = refresh.leading(_b, start)
                 return _c + stalls[_k]
 
             builder.run(compiled.unit_index(step.unit), len(checked[k]), duration,
                         wait=step.wait)
         else:
             builder.dvfs(dvfs_stalls[k] + 1)
-    return builder.halt(), stalls
+    return builder.halt(), stalls, leads
 
 
 def _time_and_leakage(compiled: CompiledAccelerator, total_cycles: int,
