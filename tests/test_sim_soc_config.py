@@ -164,3 +164,36 @@ def test_missing_field_of_a_kind(tmp_path):
         load_soc_config(p)
     assert exc.value.field == "accelerators[0].kind"
     assert sorted(exc.value.allowed) == ["accelerator", "dsl", "model", "smv", "systolic"]
+
+
+def test_global_buffer_section(tmp_path):
+    gb = '[global_buffer]\ncapacity_bytes = 2097152\ntechnology = "edram"\n' \
+         'bandwidth_bytes_per_s = 64e9\nbanks = 4\n'
+    cfg = load_soc_config(_write(tmp_path, BASE + gb))
+    g = cfg.global_buffer
+    assert (g.capacity_bytes, g.banks, g.word_bits, g.temperature_c) == (2097152, 4, 64, 25.0)
+    assert g.row_bits == 256 and g.rows == 2097152 * 8 // 256
+    # Unset latency: the technology's read latency from the memtech table.
+    from archsim.hw.models.memtech import memory_technology
+
+    assert g.access_latency_s == memory_technology("edram").read_latency_s
+    mm = g.memory_model()
+    assert (mm.words, mm.width, mm.banks, mm.bits) == (2097152 * 8 // 64, 64, 4, 2097152 * 8)
+    assert load_soc_config(_write(tmp_path, BASE)).global_buffer is None
+
+
+@pytest.mark.parametrize("extra,field,message", [
+    ('technology = "dram"\n', "global_buffer.technology", "invalid value 'dram'"),
+    ('technology = "sram"\ntemperature_c = 85\n', "global_buffer",
+     "temperature_c only applies to technology 'edram'"),
+    ('technology = "edram"\nword_bits = 48\n', "global_buffer",
+     "must be a multiple of banks * word_bits (48 bits, one row)"),
+    ('technology = "edram"\nrefresh_percentile = 1.0\n', "global_buffer.refresh_percentile",
+     "less than 1"),
+])
+def test_global_buffer_errors(tmp_path, extra, field, message):
+    gb = '[global_buffer]\ncapacity_bytes = 1000\nbandwidth_bytes_per_s = 1e9\n' + extra
+    with pytest.raises(ConfigError) as exc:
+        load_soc_config(_write(tmp_path, BASE + gb))
+    assert exc.value.field == field
+    assert message in str(exc.value)

@@ -9,6 +9,7 @@ import pytest
 
 from archsim.compilers.graph import TensorSpec, WorkloadGraph, build_workload, linear
 from archsim.compilers.graph.cnn import elementwise
+from archsim.errors import ConfigError
 from archsim.sim.soc import (
     CATEGORIES,
     SoCConfig,
@@ -155,3 +156,128 @@ def test_results_export(tmp_path):
     data = json.loads((tmp_path / "result.json").read_text())
     assert data["summary"]["latency_s"] == pytest.approx(r.latency_s)
     assert len(data["operators"]) == len(r.operators)
+
+
+# -- the global buffer -------------------------------------------------------------------
+def _gb(**over) -> dict:
+    return {"capacity_bytes": 1 << 20, "technology": "edram", "bandwidth_bytes_per_s": 32e9,
+            "latency_s": 0.0, **over}
+
+
+def _tensors(graph: WorkloadGraph) -> set[str]:
+    return {t.name for op in graph for t in (*op.inputs, *op.outputs)}
+
+
+@pytest.mark.parametrize("double_buffered", [False, True])
+def test_no_resident_tensors_is_the_run_without_a_global_buffer(double_buffered):
+    from dataclasses import asdict
+
+    base = load_soc_config(CONFIGS / "smaug_baseline.toml").with_changes(
+        double_buffered=double_buffered, acp_hits="footprint", policy="acp")
+    data = base.model_dump(exclude_unset=True)
+    for acc, given in zip(data["accelerators"], base.accelerators, strict=True):
+        acc["kind"] = given.kind
+    with_gb = SoCConfig.from_dict({**data, "global_buffer": _gb()})
+    g = build_workload("alexnet")
+    ref = simulate(base, g)
+    for resident in (None, ()):
+        r = simulate(with_gb, g, resident=resident)
+        assert r.latency_s == ref.latency_s
+        assert r.breakdown_s == ref.breakdown_s
+        assert r.timeline == ref.timeline
+        assert asdict(r.transfers) == asdict(ref.transfers)
+        assert r.energy == ref.energy
+        assert [o.row() for o in r.operators] == [o.row() for o in ref.operators]
+    assert ref.transfers.gb_bytes == 0.0 and ref.global_buffer_energy_j == {}
+
+
+@pytest.mark.parametrize("m,k,n,caps", [(64, 300, 48, 4096), (256, 40, 300, 4096),
+                                        (200, 16, 16, 4096)])
+def test_everything_resident_moves_the_tile_bytes_on_chip(m, k, n, caps):
+    g = WorkloadGraph("one-fc")
+    op = g.add(linear("fc", TensorSpec("x", (m, k), "fp16"), out_features=n, bias=False))
+    cfg = _cfg(accelerators={"scratchpads": {"input_elements": caps, "weight_elements": caps,
+                                             "output_elements": caps}},
+               global_buffer=_gb())
+    plan = plan_operator(op, cfg.accelerators[0].scratchpads)
+    # The tile bytes one accelerator loads, from the plan: a tile whose key is the one
+    # resident in its scratchpad is not loaded again.
+    last_in = last_w = None
+    in_b = w_b = 0.0
+    for job in plan.jobs:
+        for st in job.steps:
+            in_b += st.input_bytes if st.input_key != last_in else 0.0
+            w_b += st.weight_bytes if st.weight_key != last_w else 0.0
+            last_in, last_w = st.input_key, st.weight_key
+    out_b = sum(j.output_bytes for j in plan.jobs)
+    r = simulate(cfg, g, resident=_tensors(g))
+    t = r.transfers
+    assert t.dram_bytes == 0.0 and t.acp_bytes == 0.0 and t.offchip_bytes == 0.0
+    assert t.gb_bytes == in_b + w_b + out_b
+    assert t.onchip_read_bytes == {"activation": in_b, "weight": w_b}
+    assert t.onchip_write_bytes == {"activation": out_b}
+    assert t.offchip_read_bytes == {} and t.offchip_write_bytes == {}
+    # Same tile traffic as the host-memory path takes without the buffer.
+    assert t.gb_bytes == simulate(cfg, g).transfers.dram_bytes
+    # Access energy from the eDRAM table: per bit, scaled by the macro size (45 nm, 0.9 V).
+    from archsim.hw.models.memtech import memory_technology
+
+    tech = memory_technology("edram")
+    scale = ((1 << 20) * 8 / tech.reference_macro_bits) ** tech.energy_size_exponent
+    gbe = r.global_buffer_energy_j
+    assert gbe["access"] == pytest.approx(
+        8 * ((in_b + w_b) * tech.read_energy_j_per_bit + out_b * tech.write_energy_j_per_bit)
+        * scale, rel=1e-12)
+    period = cfg.global_buffer.memory_model().refresh_period_s
+    assert gbe["refresh_always"] == pytest.approx(
+        r.latency_s / period * (1 << 20) * 8 * tech.refresh_energy_j_per_bit * scale,
+        rel=1e-12)
+
+
+def test_resident_tensors_take_the_global_buffer_closed_form():
+    elements, tile, bw, gb_bw, gb_lat, lanes, freq = 1_000_000, 1000, 6e9, 20e9, 1e-9, 1, 1e9
+    g = _elementwise_graph(elements)
+    spads = {"input_elements": tile, "weight_elements": tile, "output_elements": tile}
+    cfg = _cfg(accelerators={"scratchpads": spads, "vector_lanes": lanes, "frequency_hz": freq},
+               dram={"bandwidth_bytes_per_s": bw},
+               global_buffer=_gb(bandwidth_bytes_per_s=gb_bw, latency_s=gb_lat))
+    jobs = elements // tile
+    compute_s = elements / lanes / freq
+    nb = 2 * elements
+    everything = simulate(cfg, g, resident={"a", "b", "add.out"})
+    # Every byte over the buffer, a latency per transfer (3 per job), no CPU preparation.
+    assert everything.latency_s == pytest.approx(3 * nb / gb_bw + 3 * jobs * gb_lat +
+                                                 compute_s, rel=1e-9)
+    assert everything.breakdown_s["data_prep"] == 0.0
+    mixed = simulate(cfg, g, resident={"a"})
+    # a over the buffer; b and the sum over the DRAM, tiled and gathered by the CPU.
+    assert mixed.latency_s == pytest.approx(nb / gb_bw + jobs * gb_lat + 2 * nb / bw +
+                                            compute_s + 2 * nb / 1e18, rel=1e-6)
+    t = mixed.transfers
+    assert t.gb_bytes == nb and t.dram_bytes == 2 * nb
+    assert t.onchip_read_bytes == {"activation": nb}
+    assert t.offchip_read_bytes == {"activation": nb}
+    assert t.offchip_write_bytes == {"activation": nb}
+
+
+def test_partly_resident_second_operands_split_by_elements():
+    g = WorkloadGraph("add3")
+    a, b, c = (TensorSpec(x, (3000,), "fp16") for x in "abc")
+    g.add(elementwise("add", a, b, c))
+    cfg = _cfg(global_buffer=_gb())
+    r = simulate(cfg, g, resident={"c"})
+    # b and c are the weight-class operands of the vector unit, half of those bytes each.
+    assert r.transfers.gb_bytes == 3000 * 2
+    assert r.transfers.dram_bytes == 3 * 3000 * 2
+
+
+def test_resident_errors_name_the_problem():
+    g = _elementwise_graph(64)
+    with pytest.raises(ConfigError) as exc:
+        simulate(_cfg(), g, resident={"a"})
+    assert str(exc.value) == ("field 'resident': resident tensors are held in a global "
+                              "buffer, but the SoC config has no [global_buffer] section")
+    with pytest.raises(ConfigError) as exc:
+        simulate(_cfg(global_buffer=_gb()), g, resident={"a", "nope"})
+    assert str(exc.value) == ("field 'resident': resident names tensor 'nope', which graph "
+                              "'add' does not have")

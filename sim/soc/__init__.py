@@ -10,6 +10,11 @@ Describe an SoC in TOML (:func:`load_soc_config`), build a workload
 Accelerators are systolic arrays, SMAUG's SMV engine, any cycles model, or a DSL kernel
 compiled by the HLS compiler (``kind = "dsl"``, ``soc_configs/dsl_soc.toml``), whose cycles,
 energy and area come from its Design; energy and carbon are broken down per component.
+
+An optional ``[global_buffer]`` (SRAM or eDRAM) holds the tensors a run names ``resident``;
+:mod:`~archsim.sim.soc.lifetime` reads every tensor's lifetime off the simulated timeline,
+counts eDRAM refreshes (lifetime-aware vs always-refresh) and allocates tensors to the
+buffer (:func:`simulate_with_buffer`).
 """
 
 from .accelerators import (
@@ -30,6 +35,7 @@ from .config import (
     ACCELERATOR_CONFIGS,
     ACCELERATOR_KINDS,
     AREA_SOURCES,
+    GLOBAL_BUFFER_TECHNOLOGIES,
     HOST_MEMORY_POLICIES,
     AcceleratorConfig,
     AnyAcceleratorConfig,
@@ -37,6 +43,7 @@ from .config import (
     DRAMConfig,
     DSLAcceleratorConfig,
     EnergyConfig,
+    GlobalBufferConfig,
     HostMemoryConfig,
     InterconnectConfig,
     LLCConfig,
@@ -50,8 +57,22 @@ from .config import (
     parse_accelerator,
 )
 from .energy import ENERGY_COMPONENTS, EnergyBreakdown, energy_breakdown, soc_area_mm2
-from .engine import simulate
+from .engine import TRANSFER_CLASSES, simulate, transfer_tensors
 from .events import EventQueue, Server
+from .lifetime import (
+    DEFAULT_ALLOCATED_ROLES,
+    Allocation,
+    LifetimeReport,
+    RefreshEstimate,
+    TensorLifetime,
+    allocate,
+    edram_refresh_period_s,
+    refresh_energy_j_per_bit,
+    refresh_for_buffer,
+    refresh_operations,
+    simulate_with_buffer,
+    tensor_lifetimes,
+)
 from .results import CATEGORIES, OperatorRecord, SocResult, TransferTotals, attribute
 from .tiling import Job, LoopTiling, OperatorPlan, ScratchpadTiler, Step, best_tiling, plan_operator
 
@@ -61,12 +82,17 @@ __all__ = [
     "ModelAcceleratorConfig", "DSLAcceleratorConfig", "AnyAcceleratorConfig",
     "ACCELERATOR_CONFIGS", "parse_accelerator", "DRAMConfig", "LLCConfig",
     "InterconnectConfig", "HostMemoryConfig", "EnergyConfig", "SoCConfig", "load_soc_config",
+    "GLOBAL_BUFFER_TECHNOLOGIES", "GlobalBufferConfig",
     "Step", "Job", "LoopTiling", "OperatorPlan", "ScratchpadTiler", "best_tiling",
     "plan_operator",
     "AcceleratorModel", "SystolicModel", "SMVModel", "CallableModel", "DSLModel", "DesignTile",
     "make_accelerator_model", "make_cpu_model", "load_design", "gemm_tile_shape",
     "AcceleratorArea", "accelerator_area", "area_components_mm2", "scratchpad_area_mm2",
-    "EventQueue", "Server", "simulate",
+    "EventQueue", "Server", "simulate", "transfer_tensors", "TRANSFER_CLASSES",
+    "TensorLifetime", "LifetimeReport", "tensor_lifetimes", "RefreshEstimate",
+    "refresh_operations", "refresh_for_buffer", "edram_refresh_period_s",
+    "refresh_energy_j_per_bit", "Allocation", "allocate", "simulate_with_buffer",
+    "DEFAULT_ALLOCATED_ROLES",
     "CATEGORIES", "TransferTotals", "OperatorRecord", "SocResult", "attribute",
     "ENERGY_COMPONENTS", "EnergyBreakdown", "energy_breakdown", "soc_area_mm2",
     "add_carbon", "embodied_carbon_kg", "operational_carbon_kg",

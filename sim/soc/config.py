@@ -3,14 +3,16 @@
 A description has a ``[soc]`` header (name, clock, voltage, technology node), a ``[cpu]``
 (cores, frequency, framework-overhead and data-preparation cost model), one or more
 ``[[accelerators]]`` (kind, count, compute shape, scratchpads), ``[dram]``, ``[llc]`` (last-level
-cache, coherent port and flush cost), ``[interconnect]`` and ``[host_memory]`` (the policy per
-tensor class: ``dma`` or ``acp``). Every validation error is a
+cache, coherent port and flush cost), ``[interconnect]``, ``[host_memory]`` (the policy per
+tensor class: ``dma`` or ``acp``) and, optionally, ``[global_buffer]`` (an on-chip SRAM or
+eDRAM buffer holding the tensors a simulation names resident). Every validation error is a
 :class:`~archsim.errors.ConfigError` naming the file, the field path (``accelerators[0].kind``)
 and, for closed sets, the allowed values.
 """
 
 from __future__ import annotations
 
+import inspect
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -29,6 +31,7 @@ from pydantic import (
 from ...errors import ConfigError
 from ...hw.models.area import DEFAULT_SRAM_UM2_PER_BIT
 from ...hw.models.energy import HOROWITZ_45NM
+from ...hw.models.memtech import MemoryModel, memory_technology
 
 __all__ = [
     "ACCELERATOR_KINDS", "AREA_SOURCES", "HOST_MEMORY_POLICIES", "SocHeader", "CPUConfig",
@@ -36,7 +39,8 @@ __all__ = [
     "ModelAcceleratorConfig", "DSLAcceleratorConfig", "DescribedAcceleratorConfig",
     "AnyAcceleratorConfig",
     "ACCELERATOR_CONFIGS", "parse_accelerator", "DRAMConfig", "LLCConfig", "InterconnectConfig", "HostMemoryConfig",
-    "EnergyConfig", "SoCConfig", "load_soc_config",
+    "EnergyConfig", "GLOBAL_BUFFER_TECHNOLOGIES", "GlobalBufferConfig", "SoCConfig",
+    "load_soc_config",
 ]
 
 #: Accelerator kinds the simulator executes.
@@ -45,6 +49,11 @@ ACCELERATOR_KINDS: tuple[str, ...] = ("systolic", "smv", "model", "dsl", "accele
 AREA_SOURCES: tuple[str, ...] = ("config", "model", "synthesis")
 #: Host-memory policies per tensor class (SMAUG's DMA and ACP).
 HOST_MEMORY_POLICIES: tuple[str, ...] = ("dma", "acp")
+#: Technologies of the on-chip global buffer (rows of ``hw/data/memory_technologies.toml``).
+GLOBAL_BUFFER_TECHNOLOGIES: tuple[str, ...] = ("sram", "edram")
+# memtech's own default, read from its signature so that the number lives in one place.
+_MEMTECH_REFRESH_PERCENTILE: float = inspect.signature(MemoryModel).parameters[
+    "refresh_percentile"].default
 
 
 class _Model(BaseModel):
@@ -462,6 +471,81 @@ class EnergyConfig(_Model):
     reference_voltage_v: float = Field(HOROWITZ_45NM.voltage_v, gt=0)
 
 
+class GlobalBufferConfig(_Model):
+    """An on-chip global buffer between the host memory and the scratchpads (``[global_buffer]``).
+
+    A simulation given ``resident`` tensor names (:func:`~archsim.sim.soc.simulate`) loads and
+    stores those tensors' tiles here, over one port shared by every accelerator at
+    ``bandwidth_bytes_per_s`` plus ``latency_s`` per transfer (no transfer setup, no cache
+    flush, no CPU data preparation); every other tensor takes the host-memory path.
+
+    The buffer is a :class:`~archsim.hw.models.memtech.MemoryModel` of ``capacity_bytes * 8``
+    bits in ``banks`` banks of ``word_bits``-bit words (:meth:`memory_model`): its access,
+    leakage and refresh energies, its area and (eDRAM) its retention come from memtech's
+    table, never from numbers here. ``latency_s`` defaults to the technology's read latency
+    from that table. ``word_bits`` sets the refresh row (``banks * word_bits`` bits); its
+    default 64 is assumed. ``temperature_c`` (eDRAM only; default 25 C, the table's reference
+    temperature) and ``refresh_percentile`` (default memtech's) set the refresh period.
+    """
+
+    capacity_bytes: int = Field(gt=0)
+    technology: Literal["sram", "edram"]
+    bandwidth_bytes_per_s: float = Field(gt=0)
+    latency_s: float | None = Field(None, ge=0)
+    temperature_c: float = Field(25.0, gt=-273.15)
+    refresh_percentile: float = Field(_MEMTECH_REFRESH_PERCENTILE, gt=0, lt=1)
+    banks: int = Field(1, ge=1)
+    word_bits: int = Field(64, ge=1)  # assumed: a 64-bit word per bank
+    rows_per_refresh: int = Field(1, ge=1)
+
+    @model_validator(mode="after")
+    def _shape_fits(self) -> GlobalBufferConfig:
+        if "temperature_c" in self.model_fields_set and self.technology != "edram":
+            raise ValueError("temperature_c only applies to technology 'edram' (the refresh "
+                             "period); leave it out for 'sram'")
+        row_bits = self.banks * self.word_bits
+        if (self.capacity_bytes * 8) % row_bits:
+            raise ValueError(f"capacity_bytes * 8 ({self.capacity_bytes * 8} bits) must be a "
+                             f"multiple of banks * word_bits ({row_bits} bits, one row)")
+        rows = self.capacity_bytes * 8 // row_bits
+        if self.rows_per_refresh > rows:
+            raise ValueError(f"rows_per_refresh must be in 1..{rows} (the rows), not "
+                             f"{self.rows_per_refresh}")
+        return self
+
+    @property
+    def rows(self) -> int:
+        """Refresh rows (``capacity_bytes * 8 / row_bits``)."""
+        return self.capacity_bytes * 8 // self.row_bits
+
+    @property
+    def words(self) -> int:
+        """Words of ``word_bits`` bits over all banks."""
+        return self.capacity_bytes * 8 // self.word_bits
+
+    @property
+    def row_bits(self) -> int:
+        """Bits of one refresh row (one address across all banks)."""
+        return self.banks * self.word_bits
+
+    @property
+    def access_latency_s(self) -> float:
+        """``latency_s``, or the technology's read latency (memtech's table) when unset."""
+        if self.latency_s is not None:
+            return self.latency_s
+        return memory_technology(self.technology).read_latency_s
+
+    def memory_model(self, *, node_nm: float | None = None,
+                     voltage_v: float | None = None) -> MemoryModel:
+        """The buffer's cost model at ``node_nm`` and ``voltage_v`` (default the table's
+        reference); eDRAM at :attr:`temperature_c`."""
+        temperature = self.temperature_c if self.technology == "edram" else None
+        return MemoryModel(technology=self.technology, words=self.words, width=self.word_bits,
+                           banks=self.banks, temperature_c=temperature,
+                           refresh_percentile=self.refresh_percentile, node_nm=node_nm,
+                           voltage_v=voltage_v, rows_per_refresh=self.rows_per_refresh)
+
+
 class SoCConfig(_Model):
     """A whole SoC description (see the module docstring)."""
 
@@ -473,6 +557,7 @@ class SoCConfig(_Model):
     interconnect: InterconnectConfig = InterconnectConfig()
     host_memory: HostMemoryConfig = HostMemoryConfig()
     energy: EnergyConfig = EnergyConfig()
+    global_buffer: GlobalBufferConfig | None = None
 
     @model_validator(mode="after")
     def _one_scratchpad_shape(self) -> SoCConfig:
@@ -521,6 +606,7 @@ _MODELS_BY_SECTION: dict[str, type[BaseModel]] = {
     "soc": SocHeader, "cpu": CPUConfig, "accelerators": AcceleratorConfig, "dram": DRAMConfig,
     "llc": LLCConfig, "interconnect": InterconnectConfig, "host_memory": HostMemoryConfig,
     "energy": EnergyConfig, "scratchpads": ScratchpadConfig,
+    "global_buffer": GlobalBufferConfig,
 }
 #: How a required field of an accelerator kind is written, for the error message.
 _REQUIRED_EXAMPLES = {"cycles_model": '"package.module:function"',

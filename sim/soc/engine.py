@@ -28,6 +28,30 @@ store is in flight (two output buffers).
 Recurrent layers repeat steps 2-5 per time step (the steps depend on each other). Operators
 the accelerators cannot run (reshapes, embeddings) are copies on the data-preparation threads.
 
+Global buffer
+-------------
+With a ``[global_buffer]`` in the config and ``resident`` tensor names given to
+:func:`simulate`, a tile load or output store whose tensor is resident goes over the ``gb``
+server instead (one port shared by every accelerator: ``latency_s + bytes /
+bandwidth_bytes_per_s``, no transfer setup, no cache flush, no CPU data preparation or
+gathering) and counts as on-chip bytes (``TransferTotals.gb_bytes``, per role in
+``onchip_read_bytes`` / ``onchip_write_bytes``); every other tensor takes the host-memory
+path as before. Which tensor a transfer belongs to (:func:`transfer_tensors`) follows
+:func:`~archsim.sim.soc.tiling.plan_operator`'s operands:
+
+* ``conv2d``, ``matmul``, ``recurrent``, ``attention``: the ``input`` tiles are
+  ``inputs[0]`` (the activation), the ``weight`` tiles ``inputs[1]`` (the weight, or the B
+  operand of a product of two activations; a recurrent layer's ``W`` stands for ``W`` and
+  ``R``, an attention's ``inputs[1]`` for its keys and values); biases are not tiled;
+* vector operators (element-wise, activation, norm, pool, softmax, reduce): the ``input``
+  tiles are the first non-weight input, the ``weight`` tiles the further non-weight inputs,
+  split among them by element count (norm parameters are not tiled);
+* ``output`` tiles: the outputs, split by bytes (one output for every builder's operator).
+
+A class whose tensors are partly resident is split into an on-chip and a host-memory
+transfer. CPU operators (reshapes, embeddings) stay copies on the data-preparation threads.
+Without ``resident`` nothing changes.
+
 Choice of engine: a heapq event queue of our own with callback-driven FIFO servers, not SimPy.
 Measured (``bench/soc_sim_speed.py``, one core of a shared 2-core machine): the same pipeline
 of 20,000 tiles through a shared DRAM and an accelerator pool, ending at the same simulated
@@ -43,20 +67,88 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ...compilers.graph import WorkloadGraph
 from ...errors import ConfigError
 from ...hw.models import HardwareModel
+from ...hw.models.accelerators import GEMM_KINDS, VECTOR_KINDS
 from ...loading import ProgressCallback
+from ...operators import Operator
 from .accelerators import make_accelerator_model, make_cpu_model
 from .config import SoCConfig
 from .events import EventQueue, Server
 from .results import SocResult, TransferTotals, build_result
 from .tiling import OperatorPlan, Step, plan_operator
 
-__all__ = ["simulate"]
+__all__ = ["simulate", "transfer_tensors", "TRANSFER_CLASSES"]
+
+#: The tensor classes of a transfer (the engine's and the host-memory policy's).
+TRANSFER_CLASSES: tuple[str, ...] = ("input", "weight", "output")
+
+#: One route of a transfer class: the port (``"dma"``, ``"acp"`` or ``"gb"``), the share of
+#: the class's bytes it carries and how those bytes split over tensor roles.
+_Route = tuple[str, float, tuple[tuple[str, float], ...]]
+
+
+def _shares(tensors: Sequence[Any], weight: Callable[[Any], float]) -> tuple[tuple[str, float],
+                                                                             ...]:
+    total = sum(weight(t) for t in tensors)
+    if len(tensors) == 1:
+        return ((tensors[0].name, 1.0),)
+    if total <= 0:
+        return tuple((t.name, 1.0 / len(tensors)) for t in tensors)
+    return tuple((t.name, weight(t) / total) for t in tensors if weight(t) > 0)
+
+
+def transfer_tensors(op: Operator) -> dict[str, tuple[tuple[str, float], ...]]:
+    """The tensors each transfer class of ``op`` moves, as ``(tensor name, share of the
+    class's bytes)`` pairs per class of :data:`TRANSFER_CLASSES` (the rule is in the module
+    docstring); empty for an operator the CPU runs, or a class with no tensor."""
+    out: dict[str, tuple[tuple[str, float], ...]] = {c: () for c in TRANSFER_CLASSES}
+    if op.kind in GEMM_KINDS:
+        if op.inputs:
+            out["input"] = ((op.inputs[0].name, 1.0),)
+        if len(op.inputs) > 1:
+            out["weight"] = ((op.inputs[1].name, 1.0),)
+    elif op.kind in VECTOR_KINDS:
+        acts = [t for t in op.inputs if t.role != "weight"]
+        if acts:
+            out["input"] = ((acts[0].name, 1.0),)
+        if len(acts) > 1:
+            out["weight"] = _shares(acts[1:], lambda t: float(t.numel))
+    else:
+        return out
+    if op.outputs:
+        out["output"] = _shares(list(op.outputs), lambda t: float(t.nbytes))
+    return out
+
+
+def _routes(op: Operator, policy: Mapping[str, str], resident: frozenset[str] | None,
+            roles: Mapping[str, str]) -> dict[str, tuple[_Route, ...]]:
+    """Per transfer class, the host-memory route and (for resident tensors) the ``gb`` one."""
+    owners = transfer_tensors(op)
+    out: dict[str, tuple[_Route, ...]] = {}
+    for cls in TRANSFER_CLASSES:
+        own = owners[cls]
+        if not own:
+            out[cls] = ((policy[cls], 1.0, ()),)
+            continue
+        on = [p for p in own if resident is not None and p[0] in resident]
+        off = [p for p in own if resident is None or p[0] not in resident]
+        routes: list[_Route] = []
+        for port, group in ((policy[cls], off), ("gb", on)):
+            if not group:
+                continue
+            # The whole class on one route carries exactly its bytes (no float drift).
+            share = 1.0 if len(group) == len(own) else sum(f for _, f in group)
+            by_role: dict[str, float] = {}
+            for name, f in group:
+                by_role[roles[name]] = by_role.get(roles[name], 0.0) + f / share
+            routes.append((port, share, tuple(by_role.items())))
+        out[cls] = tuple(routes)
+    return out
 
 def _ignore(_: Any) -> None:
     """Completion callback of a task nothing waits for."""
@@ -100,9 +192,11 @@ class _Simulation:
     """One run: the servers, the operator loop and the job state machines."""
 
     def __init__(self, config: SoCConfig, plans: list[OperatorPlan],
-                 models: list[HardwareModel], progress: Callable[[int], None] | None) -> None:
+                 models: list[HardwareModel], progress: Callable[[int], None] | None,
+                 routes: list[dict[str, tuple[_Route, ...]]]) -> None:
         self.cfg = config
         self.plans = plans
+        self.routes = routes
         self.progress = progress
         q = self.q = EventQueue()
         self.cpu = cpu = make_cpu_model(config.cpu)
@@ -110,6 +204,7 @@ class _Simulation:
         self.prep = Server(q, "cpu:prep", capacity=cpu.data_prep_threads)
         self.dram = Server(q, "dram")
         self.acp = Server(q, "acp")
+        self.gb = Server(q, "gb") if config.global_buffer is not None else None
         accs: list[_Accelerator] = []
         for acc_cfg, model in zip(config.accelerators, models, strict=True):
             for _ in range(acc_cfg.count):
@@ -133,6 +228,10 @@ class _Simulation:
         self.check_llc = config.llc.acp_hits == "footprint"
         self.double = config.accelerators[0].scratchpads.double_buffered
         self.acp_miss = False
+        # Bytes the CPU prepares and gathers per operator (resident tensors skip the CPU).
+        self.prep_bytes = [_offchip_prep(p, r) for p, r in zip(plans, routes, strict=True)]
+        self.gather_bytes = [p.output_bytes * _share(r["output"], _HOST)
+                             for p, r in zip(plans, routes, strict=True)]
 
     # -- costs --------------------------------------------------------------------------
     def _transfer_s(self, policy: str, nbytes: float) -> float:
@@ -149,6 +248,11 @@ class _Simulation:
         bw = min(c.dram.bandwidth_bytes_per_s, c.llc.acp_bandwidth_bytes_per_s)
         return c.interconnect.transfer_setup_s + c.llc.acp_latency_s + c.dram.latency_s + \
             nbytes / bw
+
+    def _gb_s(self, nbytes: float) -> float:
+        gb = self.cfg.global_buffer
+        assert gb is not None  # a gb route exists only with a global buffer (simulate checks)
+        return gb.access_latency_s + nbytes / gb.bandwidth_bytes_per_s
 
     def _flush_s(self, nbytes: float) -> float:
         return self.cfg.llc.flush_fixed_s + nbytes / self.cfg.llc.flush_bytes_per_s
@@ -169,8 +273,8 @@ class _Simulation:
         self.op_start = self.q.now
         plan = self.plans[self.op_index]
         self.rr = 0
-        self.acp_miss = self.check_llc and _acp_footprint(plan, self.policy) > \
-            self.cfg.llc.size_bytes
+        self.acp_miss = self.check_llc and \
+            _acp_footprint(plan, self.routes[self.op_index]) > self.cfg.llc.size_bytes
         if plan.target == "cpu":
             self.main.submit(self.cpu.framework_overhead_s_per_op, "cpu_framework",
                              self.op_index, self._cpu_copy, plan)
@@ -209,15 +313,15 @@ class _Simulation:
                          self.op_index, self._prep_group)
 
     def _prep_group(self, _: Any) -> None:
-        plan = self.plans[self.op_index]
         share = 1.0 / len(self.group_jobs)
-        self._split_prep(plan.prep_bytes * share, self._dispatch_group)
+        self._split_prep(self.prep_bytes[self.op_index] * share, self._dispatch_group)
 
     def _dispatch_group(self, _: Any) -> None:
         jobs = self.group_jobs[self.group]
         self.pending = len(jobs)
         cpu = self.cpu
-        policy = self.policy
+        routes = self.routes[self.op_index]
+        dma_in, dma_w, dma_out = (_share(routes[c], ("dma",)) for c in TRANSFER_CLASSES)
         n = len(self.accs)
         for job in jobs:
             acc = self.accs[self.rr % n]
@@ -232,12 +336,13 @@ class _Simulation:
                 if st.weight_key is not None:
                     acc.last_weight = st.weight_key
                 loads.append((in_b, w_b, st))
-                if policy["input"] == "dma":
-                    flush_bytes += in_b
-                if policy["weight"] == "dma":
-                    flush_bytes += w_b
-            if policy["output"] == "dma":
-                flush_bytes += job.output_bytes
+                # The DMA part of each class is flushed (resident parts never are).
+                if dma_in:
+                    flush_bytes += in_b * dma_in
+                if dma_w:
+                    flush_bytes += w_b * dma_w
+            if dma_out:
+                flush_bytes += job.output_bytes * dma_out
             item = (acc, loads, job.output_bytes)
             # Launch overhead then flush, queued back to back so the main thread serves the
             # jobs in dispatch order.
@@ -274,17 +379,28 @@ class _Simulation:
             transfers.append(("input", in_b))
         if w_b > 0:
             transfers.append(("weight", w_b))
-        self._transfers(acc, transfers, 0, lambda _: self._compute(acc, loads, i))
+        self._transfers(acc, self._expand(transfers), 0,
+                        lambda _: self._compute(acc, loads, i))
+
+    def _expand(self, transfers: list[tuple[str, float]]) -> list[tuple[str, str, float,
+                                                                         tuple]]:
+        """Each ``(class, bytes)`` transfer as one transfer per route of its class."""
+        routes = self.routes[self.op_index]
+        return [(cls, port, nbytes * share, roles) for cls, nbytes in transfers
+                for port, share, roles in routes[cls]]
 
     def _transfers(self, acc: _Accelerator, transfers: list, j: int,
                    then: Callable[[Any], None]) -> None:
         if j == len(transfers):
             then(None)
             return
-        cls, nbytes = transfers[j]
-        pol = self.policy[cls]
-        self.totals.add(cls, pol, nbytes)
+        cls, pol, nbytes, roles = transfers[j]
+        self.totals.add(cls, pol, nbytes, roles)
         then_next = lambda _: self._transfers(acc, transfers, j + 1, then)  # noqa: E731
+        if pol == "gb":
+            assert self.gb is not None
+            self.gb.submit(self._gb_s(nbytes), "data_transfer", self.op_index, then_next)
+            return
         if pol == "acp" and self.acp_miss:
             self.totals.llc_miss_bytes += nbytes
             self.dram.submit(self._miss_s(nbytes), "data_transfer", self.op_index, then_next)
@@ -325,7 +441,7 @@ class _Simulation:
         acc.cur_ready = False
         in_b, w_b, _ = nxt[0][1][nxt[1]]
         transfers = [t for t in (("input", in_b), ("weight", w_b)) if t[1] > 0]
-        self._transfers(acc, transfers, 0, lambda _: self._db_loaded(acc))
+        self._transfers(acc, self._expand(transfers), 0, lambda _: self._db_loaded(acc))
 
     def _db_loaded(self, acc: _Accelerator) -> None:
         acc.cur_ready = True
@@ -350,7 +466,7 @@ class _Simulation:
         acc.computing = None
         if i == len(item[1]) - 1:
             acc.stores += 1
-            self._transfers(acc, [("output", item[2])], 0,
+            self._transfers(acc, self._expand([("output", item[2])]), 0,
                             lambda _: self._db_stored(acc))
             self._db_kick(acc)  # the next job, if it was not there when this step began
         self._db_try_compute(acc)
@@ -360,13 +476,13 @@ class _Simulation:
         self._db_try_compute(acc)
         self.pending -= 1
         if self.pending == 0:
-            plan = self.plans[self.op_index]
             share = 1.0 / len(self.group_jobs)
-            self._split_prep(plan.output_bytes * share, self._group_done)
+            self._split_prep(self.gather_bytes[self.op_index] * share, self._group_done)
 
     def _store(self, acc: _Accelerator) -> None:
         _, _, out_bytes = acc.jobs[0]
-        self._transfers(acc, [("output", out_bytes)], 0, lambda _: self._job_done(acc))
+        self._transfers(acc, self._expand([("output", out_bytes)]), 0,
+                        lambda _: self._job_done(acc))
 
     def _job_done(self, acc: _Accelerator) -> None:
         acc.jobs.popleft()
@@ -376,9 +492,8 @@ class _Simulation:
             acc.running = False
         self.pending -= 1
         if self.pending == 0:
-            plan = self.plans[self.op_index]
             share = 1.0 / len(self.group_jobs)
-            self._split_prep(plan.output_bytes * share, self._group_done)
+            self._split_prep(self.gather_bytes[self.op_index] * share, self._group_done)
 
     def _group_done(self, _: Any) -> None:
         self.group += 1
@@ -392,31 +507,90 @@ class _Simulation:
         yield self.prep
         yield self.dram
         yield self.acp
+        if self.gb is not None:
+            yield self.gb
         for a in self.accs:
             yield a.server
 
 
-def _acp_footprint(plan: OperatorPlan, policy: Mapping[str, str]) -> float:
-    """Distinct bytes an operator moves over the coherent port (its tiles of every tensor
-    class whose policy is ACP)."""
-    total = plan.output_bytes if policy["output"] == "acp" else 0.0
+_HOST = ("dma", "acp")
+
+
+def _share(routes: Sequence[_Route], ports: Sequence[str]) -> float:
+    """The share of a class's bytes that goes over ``ports`` (exactly 1.0 or 0.0 for a
+    class on one route)."""
+    shares = [r[1] for r in routes if r[0] in ports]
+    if len(shares) == 1:
+        return shares[0]
+    return math.fsum(shares)
+
+
+def _offchip_prep(plan: OperatorPlan, routes: Mapping[str, Sequence[_Route]]) -> float:
+    """Bytes the CPU tiles for ``plan``: its distinct input and weight tiles' host-memory
+    parts (the tiler's ``prep_bytes`` when nothing of the operator is resident)."""
+    f_in, f_w = _share(routes["input"], _HOST), _share(routes["weight"], _HOST)
+    if f_in == 1.0 and f_w == 1.0:
+        return plan.prep_bytes
+    total = 0.0
+    seen: set[tuple | None] = set()
+    for job in plan.jobs:
+        for st in job.steps:
+            if st.input_key not in seen:
+                seen.add(st.input_key)
+                total += st.input_bytes * f_in
+            if st.weight_key not in seen:
+                seen.add(st.weight_key)
+                total += st.weight_bytes * f_w
+    return total
+
+
+def _acp_footprint(plan: OperatorPlan, routes: Mapping[str, Sequence[_Route]]) -> float:
+    """Distinct bytes an operator moves over the coherent port (the ACP share of its tiles
+    of every tensor class)."""
+    f_in, f_w, f_out = (_share(routes[c], ("acp",)) for c in TRANSFER_CLASSES)
+    total = plan.output_bytes * f_out if f_out else 0.0
     seen: set[tuple] = set()
     for job in plan.jobs:
         for st in job.steps:
-            if policy["input"] == "acp" and st.input_key not in seen:
+            if f_in and st.input_key not in seen:
                 seen.add(st.input_key)
-                total += st.input_bytes
-            if policy["weight"] == "acp" and st.weight_key is not None and \
-                    st.weight_key not in seen:
+                total += st.input_bytes * f_in
+            if f_w and st.weight_key is not None and st.weight_key not in seen:
                 seen.add(st.weight_key)
-                total += st.weight_bytes
+                total += st.weight_bytes * f_w
     return total
+
+
+def _check_resident(config: SoCConfig, graph: WorkloadGraph,
+                    resident: Collection[str] | None) -> tuple[frozenset[str] | None,
+                                                              dict[str, str]]:
+    """``resident`` as a set, checked against the config and the graph; every tensor's role."""
+    roles: dict[str, str] = {}
+    for op in graph:
+        for t in (*op.inputs, *op.outputs):
+            roles.setdefault(t.name, t.role)
+    if resident is None:
+        return None, roles
+    if isinstance(resident, str):
+        raise ConfigError(f"resident must be a collection of tensor names, not the string "
+                          f"{resident!r}", field="resident")
+    if config.global_buffer is None:
+        raise ConfigError("resident tensors are held in a global buffer, but the SoC config "
+                          "has no [global_buffer] section", field="resident")
+    names = frozenset(resident)
+    unknown = sorted(names - roles.keys())
+    if unknown:
+        raise ConfigError(f"resident names tensor '{unknown[0]}', which graph '{graph.name}' "
+                          f"does not have", field="resident")
+    return names, roles
 
 
 def simulate(config: SoCConfig, graph: WorkloadGraph, *,
              progress: ProgressCallback | None = None,
-             models: Sequence[HardwareModel] | None = None) -> SocResult:
-    """Simulate one inference of ``graph`` on the SoC ``config``.
+             models: Sequence[HardwareModel] | None = None,
+             resident: Collection[str] | None = None) -> SocResult:
+    """Simulate one pass of ``graph`` (an inference, or a training iteration's graph) on the
+    SoC ``config``.
 
     Parameters
     ----------
@@ -434,6 +608,10 @@ def simulate(config: SoCConfig, graph: WorkloadGraph, *,
         ``operator_cost(step.tile)`` for every step and takes the step's compute time and
         energy from the answer; a model with a ``tile_align`` gets blocks aligned to it, and
         one with ``counts_scratchpad_reads = False`` is not charged scratchpad reads.
+    resident
+        Names of the tensors held in the config's global buffer: their tiles are loaded and
+        stored over it (module docstring, *Global buffer*). ``None`` (the default): no
+        tensor is, and the run is the same as without a global buffer.
 
     Returns
     -------
@@ -444,9 +622,11 @@ def simulate(config: SoCConfig, graph: WorkloadGraph, *,
     Raises
     ------
     ConfigError
-        ``models`` does not give one model per accelerator entry.
+        ``models`` does not give one model per accelerator entry; ``resident`` is given but
+        the config has no ``global_buffer``, or names a tensor the graph does not have.
     """
     t0 = time.perf_counter()
+    held, roles = _check_resident(config, graph, resident)
     spads = config.accelerators[0].scratchpads
     if models is None:
         pool: list[HardwareModel] = [make_accelerator_model(a, config.energy)
@@ -462,9 +642,12 @@ def simulate(config: SoCConfig, graph: WorkloadGraph, *,
              math.lcm(*(a[2] for a in aligns)))
     ops = list(graph)
     plans = [plan_operator(op, spads, align=align) for op in ops]
+    hm = config.host_memory
+    policy = {"input": hm.inputs, "weight": hm.weights, "output": hm.outputs}
+    routes = [_routes(op, policy, held, roles) for op in ops]
     total = len(plans)
     cb = (lambda done: progress(done, total)) if progress is not None else None
-    sim = _Simulation(config, plans, pool, cb)
+    sim = _Simulation(config, plans, pool, cb, routes)
     sim.run()
     wall = time.perf_counter() - t0
     return build_result(config=config, graph=graph, plans=plans, servers=list(sim.servers()),

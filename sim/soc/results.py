@@ -9,6 +9,8 @@ accelerator's share is the fraction of time at least one accelerator computes.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,10 +39,17 @@ CATEGORY_COLORS = {"accelerator_compute": "#2ca02c", "data_transfer": "#1f77b4",
 
 @dataclass
 class TransferTotals:
-    """Bytes moved between host memory and the scratchpads, by tensor class and port.
+    """Bytes moved into and out of the scratchpads, by tensor class and port.
 
-    ``llc_miss_bytes`` are the part of ``acp_bytes`` that missed in the LLC and came from
-    DRAM (``LLCConfig.acp_hits = "footprint"``).
+    ``input_bytes``, ``weight_bytes`` and ``output_bytes`` count every transfer of their
+    class; ``dram_bytes`` and ``acp_bytes`` the off-chip ones by port, ``gb_bytes`` those
+    served by the on-chip global buffer. ``llc_miss_bytes`` are the part of ``acp_bytes``
+    that missed in the LLC and came from DRAM (``LLCConfig.acp_hits = "footprint"``).
+
+    By tensor role (``"activation"``, ``"weight"``, ``"gradient"``...): ``onchip_read_bytes``
+    (global buffer -> scratchpad loads), ``onchip_write_bytes`` (output stores into the
+    global buffer), ``offchip_read_bytes`` and ``offchip_write_bytes`` (the same over DMA or
+    ACP). A transfer that belongs to no graph tensor has no role and is in none of them.
     """
 
     input_bytes: float = 0.0
@@ -50,23 +59,56 @@ class TransferTotals:
     acp_bytes: float = 0.0
     llc_miss_bytes: float = 0.0
     transfers: int = 0
+    gb_bytes: float = 0.0
+    onchip_read_bytes: dict[str, float] = field(default_factory=dict)
+    onchip_write_bytes: dict[str, float] = field(default_factory=dict)
+    offchip_read_bytes: dict[str, float] = field(default_factory=dict)
+    offchip_write_bytes: dict[str, float] = field(default_factory=dict)
 
-    def add(self, tensor_class: str, policy: str, nbytes: float) -> None:
+    def add(self, tensor_class: str, policy: str, nbytes: float,
+            roles: Sequence[tuple[str, float]] = ()) -> None:
+        """Count ``nbytes`` of ``tensor_class`` over ``policy`` (``"dma"``, ``"acp"`` or
+        ``"gb"``), split over ``roles`` as ``(role, share)`` pairs."""
         if tensor_class == "input":
             self.input_bytes += nbytes
         elif tensor_class == "weight":
             self.weight_bytes += nbytes
         else:
             self.output_bytes += nbytes
-        if policy == "acp":
+        if policy == "gb":
+            self.gb_bytes += nbytes
+        elif policy == "acp":
             self.acp_bytes += nbytes
         else:
             self.dram_bytes += nbytes
         self.transfers += 1
+        if roles:
+            store = tensor_class == "output"
+            if policy == "gb":
+                book = self.onchip_write_bytes if store else self.onchip_read_bytes
+            else:
+                book = self.offchip_write_bytes if store else self.offchip_read_bytes
+            for role, share in roles:
+                book[role] = book.get(role, 0.0) + nbytes * share
 
     @property
     def total_bytes(self) -> float:
         return self.input_bytes + self.weight_bytes + self.output_bytes
+
+    @property
+    def offchip_bytes(self) -> float:
+        """Bytes moved over DMA or the coherent port."""
+        return self.dram_bytes + self.acp_bytes
+
+    @property
+    def onchip_read_total_bytes(self) -> float:
+        """Bytes loaded from the global buffer."""
+        return math.fsum(self.onchip_read_bytes.values())
+
+    @property
+    def onchip_write_total_bytes(self) -> float:
+        """Bytes stored into the global buffer."""
+        return math.fsum(self.onchip_write_bytes.values())
 
 
 @dataclass(frozen=True)
@@ -152,6 +194,14 @@ class SocResult:
         Per component (accelerators, scratchpads, LLC, DRAM, interconnect, CPU, leakage,
         packaging): energy, area, operational and embodied carbon per inference; the
         ``total_kg`` column sums to ``carbon["total_kg"]`` (empty until ``add_carbon``).
+    global_buffer_energy_j
+        With a ``[global_buffer]``: its ``access`` (reads and writes of the on-chip bytes),
+        ``leakage`` (over the run) and ``refresh_always`` (eDRAM refreshed every row every
+        period for the whole run; 0 for SRAM) energies from its memtech model
+        (:meth:`~archsim.sim.soc.config.GlobalBufferConfig.memory_model`), joules. They are
+        not in :attr:`energy` (whose components are the SoC's without a global buffer);
+        lifetime-aware refresh is :func:`archsim.sim.soc.lifetime.refresh_operations`.
+        Empty without a global buffer.
     """
 
     soc: str
@@ -169,6 +219,7 @@ class SocResult:
     carbon: dict[str, float] | None = None
     assumptions: list[str] = field(default_factory=list)
     carbon_components: list[dict[str, Any]] = field(default_factory=list)
+    global_buffer_energy_j: dict[str, float] = field(default_factory=dict)
 
     @property
     def breakdown_fraction(self) -> dict[str, float]:
@@ -211,7 +262,9 @@ class SocResult:
                 "energy_components_j": self.energy.components_j(), "carbon": self.carbon,
                 "components": self.component_rows(),
                 "operators": [o.row() for o in self.operators],
-                "assumptions": self.assumptions}
+                "assumptions": self.assumptions,
+                **({"global_buffer_energy_j": self.global_buffer_energy_j}
+                   if self.global_buffer_energy_j else {})}
 
     # -- export ---------------------------------------------------------------------------
     def write(self, out_dir: str | Path, *, plots: bool = True) -> list[Path]:
@@ -396,7 +449,23 @@ def build_result(*, config: SoCConfig, graph: WorkloadGraph, plans: list[Operato
     if config.llc.acp_hits == "footprint":
         assumptions.append("ACP accesses hit in the LLC only for operators whose ACP bytes fit "
                            f"its {config.llc.size_bytes} bytes; otherwise all miss to DRAM")
+    gb_energy: dict[str, float] = {}
+    gb = config.global_buffer
+    if gb is not None:
+        mm = gb.memory_model(node_nm=config.soc.technology_nm, voltage_v=config.soc.voltage_v)
+        words_per_byte = 8 / gb.word_bits
+        gb_energy = {"access": mm.access_energy_j(
+                         totals.onchip_read_total_bytes * words_per_byte,
+                         totals.onchip_write_total_bytes * words_per_byte),
+                     "leakage": mm.leakage_energy_j(end_s),
+                     "refresh_always": mm.refresh_energy_j(end_s)}
+        assumptions.append(
+            f"global buffer: {gb.capacity_bytes} B of {gb.technology} in {gb.banks} bank(s) "
+            f"of {gb.word_bits}-bit words, {gb.bandwidth_bytes_per_s:.4g} B/s, "
+            f"{gb.access_latency_s:.3g} s per transfer; energies from "
+            "hw/data/memory_technologies.toml (global_buffer_energy_j, not in energy)")
     return SocResult(soc=config.soc.name, workload=graph.name, accelerators=accelerators,
                      latency_s=end_s, breakdown_s=totals_s, operators=ops, timeline=timeline,
                      transfers=totals, energy=energy, macs=int(macs), events=events,
-                     wall_time_s=wall_time_s, assumptions=assumptions)
+                     wall_time_s=wall_time_s, assumptions=assumptions,
+                     global_buffer_energy_j=gb_energy)
