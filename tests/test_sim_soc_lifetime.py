@@ -30,6 +30,7 @@ from archsim.sim.soc import (
     simulate_with_buffer,
     tensor_lifetimes,
 )
+from archsim.sim.soc.lifetime import ALLOCATION_ORDERS
 
 
 def _result(graph: WorkloadGraph, windows: dict[str, tuple[float, float]]) -> SocResult:
@@ -229,8 +230,10 @@ def _random_report(rng, n):
     return LifetimeReport(workload="rand", iteration_s=float((w + life).max()), lifetimes=ts)
 
 
-def test_allocation_never_exceeds_capacity_and_spills_only_what_does_not_fit():
+@pytest.mark.parametrize("order", ALLOCATION_ORDERS)
+def test_allocation_never_exceeds_capacity_and_spills_only_what_does_not_fit(order):
     rng = np.random.default_rng(1)
+    key = (lambda t: t.write_s) if order == "write" else (lambda t: (t.lifetime_s, t.write_s))
     roles = ("activation", "gradient")
     for case in range(300):
         rep = _random_report(rng, int(rng.integers(1, 10)))
@@ -238,7 +241,7 @@ def test_allocation_never_exceeds_capacity_and_spills_only_what_does_not_fit():
         weights = [t for t in rep.lifetimes if t.role == "weight"]
         pinned = {t.name for t in weights if rng.random() < 0.5}
         try:
-            al = allocate(rep, capacity_bytes=cap, roles=roles, pinned=pinned)
+            al = allocate(rep, capacity_bytes=cap, roles=roles, pinned=pinned, order=order)
         except ConfigError:
             # Only when the pinned tensors alone overflow (brute force over every instant).
             assert max(sum(t.nbytes for t in rep.lifetimes if t.name in pinned
@@ -254,14 +257,14 @@ def test_allocation_never_exceeds_capacity_and_spills_only_what_does_not_fit():
                 for s in np.arange(0, 60, 0.5)]
         assert max(live) <= cap, case
         assert al.peak_resident_bytes == max(live)
-        order = [t.name for t in sorted((t for t in rep.lifetimes if t.role in roles
-                                         and t.name not in pinned), key=lambda t: t.write_s)]
+        decided = [t.name for t in sorted((t for t in rep.lifetimes if t.role in roles
+                                           and t.name not in pinned), key=key)]
         for t in rep.lifetimes:
             if t.name not in al.spilled:
                 continue
             # It did not fit: at some instant of its interval the residents decided before
             # it (and the pinned tensors) plus itself exceed the capacity.
-            before = {n for n in order[:order.index(t.name)]} | pinned
+            before = {n for n in decided[:decided.index(t.name)]} | pinned
             peak = max(sum(u.nbytes for u in held if u.name in before
                            and u.write_s <= s < u.last_read_s)
                        for s in np.arange(t.write_s, t.last_read_s, 0.5))
@@ -283,6 +286,17 @@ def test_allocate_errors():
         allocate(rep, capacity_bytes=5, pinned=["a"])
     with pytest.raises(ConfigError, match="capacity_bytes must be an int >= 1"):
         allocate(rep, capacity_bytes=0)
+    with pytest.raises(ConfigError, match="unknown allocation order 'lru'; allowed: write, "
+                                          "shortest"):
+        allocate(rep, capacity_bytes=100, order="lru")
+
+
+def test_shortest_first_keeps_the_transient_tensor_an_online_placement_spills():
+    # "long" is written first and lives [0, 10); "short" lives [1, 2). Only one fits.
+    rep = _report([("long", "activation", 10.0, 0.0, 10.0),
+                   ("short", "activation", 10.0, 1.0, 2.0)], 10.0)
+    assert allocate(rep, capacity_bytes=10).resident == {"long"}
+    assert allocate(rep, capacity_bytes=10, order="shortest").resident == {"short"}
 
 
 def test_two_pass_simulation_spills_what_the_first_timeline_says():

@@ -51,8 +51,8 @@ from .results import SocResult
 
 __all__ = ["TensorLifetime", "LifetimeReport", "tensor_lifetimes", "RefreshEstimate",
            "refresh_operations", "refresh_for_buffer", "edram_refresh_period_s",
-           "refresh_energy_j_per_bit", "Allocation", "allocate", "simulate_with_buffer",
-           "DEFAULT_ALLOCATED_ROLES"]
+           "refresh_energy_j_per_bit", "Allocation", "allocate", "ALLOCATION_ORDERS",
+           "simulate_with_buffer", "DEFAULT_ALLOCATED_ROLES"]
 
 #: Roles :func:`allocate` places in the buffer by default: the transient training data.
 DEFAULT_ALLOCATED_ROLES: tuple[str, ...] = ("activation", "gradient")
@@ -416,11 +416,20 @@ class Allocation:
     peak_resident_bytes: float
 
 
+#: Orders in which :func:`allocate` considers the tensors.
+ALLOCATION_ORDERS: tuple[str, ...] = ("write", "shortest")
+
+
 def allocate(report: LifetimeReport, *, capacity_bytes: int,
              roles: Collection[str] = DEFAULT_ALLOCATED_ROLES,
-             pinned: Collection[str] = ()) -> Allocation:
-    """Place the tensors of ``roles`` in a buffer of ``capacity_bytes``, deciding at each
-    write in time order (ties in graph order).
+             pinned: Collection[str] = (), order: str = "write") -> Allocation:
+    """Place the tensors of ``roles`` in a buffer of ``capacity_bytes``, deciding tensor by
+    tensor: with ``order="write"`` at each write in time order (ties in graph order), the
+    greedy choice of a buffer manager deciding online; with ``order="shortest"`` the
+    shortest-lived first (ties by write time), the offline choice of a compiler that knows
+    the schedule -- it keeps the transient data, which frees its space soonest, on chip
+    (CAMEL's point) instead of the long-lived activations an online greedy placement
+    meets first.
 
     A tensor stays on chip if the bytes of the resident tensors live at its write plus its
     own do not exceed the capacity (with ``pinned`` tensors, which are always resident,
@@ -443,10 +452,16 @@ def allocate(report: LifetimeReport, *, capacity_bytes: int,
     if unknown:
         raise ConfigError(f"pinned names tensor '{unknown[0]}', which the report of "
                           f"'{report.workload}' does not have", field="pinned")
+    if order not in ALLOCATION_ORDERS:
+        raise ConfigError(f"unknown allocation order {order!r}; allowed: "
+                          f"{', '.join(ALLOCATION_ORDERS)}", field="order",
+                          allowed=ALLOCATION_ORDERS)
     keep = _roles_filter(roles) or frozenset()
     pins = [t for t in report.lifetimes if t.name in pin]
+    key = (lambda t: t.write_s) if order == "write" else \
+        (lambda t: (t.lifetime_s, t.write_s))
     cands = sorted((t for t in report.lifetimes if t.role in keep and t.name not in pin),
-                   key=lambda t: t.write_s)  # stable: graph order among equal writes
+                   key=key)  # stable: graph order among equal keys
     held = [t for t in (*pins, *cands) if t.last_read_s > t.write_s]
     grid = np.unique(np.array([0.0] + [t.write_s for t in held] + [t.last_read_s for t in held]))
     pinned_live = np.zeros(len(grid))
@@ -479,10 +494,12 @@ def simulate_with_buffer(config: SoCConfig, graph: WorkloadGraph, *,
                          roles: Collection[str] = DEFAULT_ALLOCATED_ROLES,
                          models: Sequence[HardwareModel] | None = None,
                          progress: ProgressCallback | None = None,
+                         order: str = "write",
                          ) -> tuple[SocResult, LifetimeReport, Allocation]:
     """The two-pass simulation of ``graph`` with the config's global buffer (module
     docstring): pass 1 with every tensor resident, :func:`allocate` of ``roles`` (and the
-    weights, pinned, if they all fit) on its lifetimes, pass 2 with the allocation.
+    weights, pinned, if they all fit) on its lifetimes in ``order``, pass 2 with the
+    allocation.
 
     Returns
     -------
@@ -505,6 +522,6 @@ def simulate_with_buffer(config: SoCConfig, graph: WorkloadGraph, *,
     weights = graph.weights()
     fits = math.fsum(t.nbytes for t in weights.values()) <= gb.capacity_bytes
     alloc = allocate(report, capacity_bytes=gb.capacity_bytes, roles=roles,
-                     pinned=weights if fits else ())
+                     pinned=weights if fits else (), order=order)
     final = simulate(config, graph, resident=alloc.resident, models=models, progress=progress)
     return final, tensor_lifetimes(final, graph), alloc
