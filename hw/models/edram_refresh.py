@@ -269,7 +269,9 @@ class AccessTrace:
         read ``a_layers`` and release it (its last use), write the output gradient; for
         ``l = layers .. 1`` read and release the incoming gradient and ``a_{l-1}`` (their
         last use), compute, and write the next gradient (except after ``l = 1``). Early
-        activations so live for almost the whole iteration, gradients briefly.
+        activations so live for almost the whole iteration, gradients briefly. The cycle
+        counts are illustrative (assumed), not CAMEL's schedule: lifetimes from a simulated
+        schedule come from the SoC engine.
         """
         check_positive("rows", rows)
         check_positive("layers", layers)
@@ -526,10 +528,12 @@ class RefreshRun:
 
     @property
     def rows(self) -> int:
+        """Rows of the macro."""
         return self.parameters.rows
 
     @property
     def policy(self) -> str:
+        """The refresh policy."""
         return self.parameters.policy
 
 
