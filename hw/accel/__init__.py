@@ -4,6 +4,8 @@ The pieces an :class:`archsim.dsl.accel.Accelerator` is assembled from
 (:mod:`archsim.compilers.accel` does the assembling).
 """
 
+from .edram import EdramMacro
 from .interface import ARG_WIDTH, Operand, Unit, UnitContract, read_port, write_port
 
-__all__ = ["ARG_WIDTH", "Operand", "Unit", "UnitContract", "read_port", "write_port"]
+__all__ = ["ARG_WIDTH", "Operand", "Unit", "UnitContract", "read_port", "write_port",
+           "EdramMacro"]

@@ -2,7 +2,8 @@
 
 :mod:`.systolic` (SCALE-Sim folds), :mod:`.accelerators` (systolic, SMV, callable and DSL
 tile models), :mod:`.cpu` (the host), :mod:`.gpu` (roofline and calibrated from profiles),
-:mod:`.energy` (Horowitz per-action table), :mod:`.carbon` (ACT) and :mod:`.area`.
+:mod:`.energy` (Horowitz per-action table), :mod:`.carbon` (ACT), :mod:`.area` and
+:mod:`.edram_refresh` (the eDRAM refresh controllers' cycle-accurate reference).
 """
 
 from .accelerators import (
@@ -18,6 +19,7 @@ from .accelerators import (
 )
 from .base import BOUNDS, HardwareModel, OperatorCost, Tile, Work, work_operator
 from .cpu import CPUModel
+from .edram_refresh import AccessTrace, RefreshRun, refresh_energy_j, simulate_refresh
 from .energy import HOROWITZ_45NM, ActionEnergies, node_scale
 from .gpu import GPU_SPECS, CalibratedGPU, GPURoofline, GPUSpec, get_gpu
 from .systolic import fold_count, fold_cycles, fold_dims, fold_t, matmul_cycles
@@ -27,6 +29,7 @@ __all__ = [
     "GPU_SPECS", "GPURoofline", "GPUSpec", "get_gpu", "CalibratedGPU",
     "TileModel", "SystolicModel", "SMVModel", "CallableModel", "DSLModel", "CompiledTile",
     "GemmCycles", "Tiler", "untiled_tiles", "CPUModel",
+    "AccessTrace", "RefreshRun", "simulate_refresh", "refresh_energy_j",
     "ActionEnergies", "HOROWITZ_45NM", "node_scale",
     "fold_count", "fold_cycles", "fold_dims", "fold_t", "matmul_cycles",
 ]

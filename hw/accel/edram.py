@@ -1,0 +1,206 @@
+"""An eDRAM macro with a refresh controller: always-refresh or lifetime-aware (CAMEL).
+
+:class:`EdramMacro` is one array of ``rows`` words of ``width`` bits
+(:class:`amaranth.lib.memory.Memory`), one access port with a valid/ready handshake, and a
+refresh controller of one of the policies of :mod:`archsim.hw.models.edram_refresh`, whose
+module docstring is the specification (cycle conventions, the policies' exact rules, the
+proof that the lifetime controller keeps every live row's data within
+``retention_cycles``); :func:`~archsim.hw.models.edram_refresh.simulate_refresh` is its
+cycle-accurate reference and the tests hold the two equal.
+
+Members
+-------
+``req_valid``, ``req_ready``, ``req_write``, ``req_release``, ``req_row``, ``req_wdata``
+    A request is accepted in a cycle with ``req_valid`` and ``req_ready`` high. ``req_ready``
+    is low exactly in refresh cycles (the refresh takes the array). ``req_write`` high: write
+    ``req_wdata`` to ``req_row`` (visible to reads from the next cycle; ``req_release`` is
+    ignored). Low: read ``req_row``; with ``req_release`` the read is the data's last use
+    and the row holds no live data after it. ``req_row`` must be below ``rows``.
+``rsp_valid``, ``rsp_rdata``
+    The data of a read accepted in cycle ``t``, with ``rsp_valid`` high, in cycle ``t + 1``
+    (read latency 1 cycle); ``rsp_rdata`` holds until the next read's data.
+``refresh``, ``refresh_row``
+    High in a refresh cycle, with the row refreshed (observability for benches).
+``refreshes``, ``stolen_cycles``, ``accesses`` (Out 32)
+    Refresh operations, refresh cycles in which ``req_valid`` was high, and accepted
+    requests, in the cycles before the current one (wrapping).
+``violation`` (Out 1)
+    Sticky: high from the cycle after the first cycle in which a valid row's data age (cycles
+    since its last write or refresh) exceeded ``retention_cycles``. A shadow checker (an exact
+    age per row, saturating at ``retention_cycles + 1``, and a valid bit per row for every
+    policy) computes it: a verification aid, not counted in
+    :attr:`EdramMacro.controller_state_bits`.
+
+The data never decays in the RTL; the checker flags what would have been lost.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
+from amaranth.lib import wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from ..checks import check_int, silence_unused
+from ..models.edram_refresh import RefreshParameters, refresh_parameters
+
+__all__ = ["EdramMacro", "COUNTER_WIDTH", "MAX_WIDTH"]
+
+#: Width of the counters.
+COUNTER_WIDTH = 32
+#: Widest word the macro holds.
+MAX_WIDTH = 64
+
+
+class EdramMacro(wiring.Component):
+    """eDRAM array, one access port, and a refresh controller (see the module docstring).
+
+    Parameters
+    ----------
+    rows : int
+        Words (one per row; a refresh restores one row), ``1..MAX_ROWS``.
+    width : int
+        Bits per word, ``1..64``.
+    policy : {"always", "lifetime", "none"}
+        The refresh controller.
+    retention_cycles : int
+        Longest a row's data may go without a write or refresh, at least ``2 * rows``
+        (e.g. :meth:`MemoryModel.retention_cycles
+        <archsim.hw.models.memtech.MemoryModel.retention_cycles>`).
+    tick_cycles : int
+        ``"lifetime"``: cycles per tick of the age counters (coarser ticks, narrower
+        counters), at most ``retention_cycles // 2``.
+
+    Raises
+    ------
+    TypeError, ValueError, ConfigError
+        As :func:`~archsim.hw.models.edram_refresh.refresh_parameters`, and ``width``
+        outside ``1..64``.
+    """
+
+    def __init__(self, *, rows: int, width: int, policy: str, retention_cycles: int,
+                 tick_cycles: int = 1) -> None:
+        try:
+            self.parameters: RefreshParameters = refresh_parameters(
+                rows=rows, policy=policy, retention_cycles=retention_cycles,
+                tick_cycles=tick_cycles)
+            check_int("width", width, 1, MAX_WIDTH)
+        except Exception:  # TypeError, ValueError, ConfigError: a user error
+            silence_unused(self)
+            raise
+        self.rows, self.width, self.policy = rows, width, policy
+        self.retention_cycles, self.tick_cycles = retention_cycles, tick_cycles
+        rb = self.parameters.row_bits
+        super().__init__({
+            "req_valid": In(1), "req_ready": Out(1), "req_write": In(1),
+            "req_release": In(1), "req_row": In(rb), "req_wdata": In(width),
+            "rsp_valid": Out(1), "rsp_rdata": Out(width),
+            "refresh": Out(1), "refresh_row": Out(rb),
+            "refreshes": Out(COUNTER_WIDTH), "stolen_cycles": Out(COUNTER_WIDTH),
+            "accesses": Out(COUNTER_WIDTH), "violation": Out(1),
+        })
+
+    @property
+    def state_bits_per_row(self) -> int:
+        """Bits the controller adds per row (``"lifetime"``: valid + age counter)."""
+        return self.parameters.state_bits_per_row
+
+    @property
+    def controller_state_bits(self) -> int:
+        """Every state bit of the refresh controller (the checker excluded)."""
+        return self.parameters.controller_state_bits
+
+    def elaborate(self, platform: object) -> Module:
+        m = Module()
+        p = self.parameters
+        rows = self.rows
+        mem = Memory(shape=self.width, depth=rows, init=[])
+        m.submodules.array = mem
+        wp, rp = mem.write_port(), mem.read_port()
+
+        refresh = Signal()
+        ref_row = Signal(p.row_bits)
+        accept = Signal()
+        m.d.comb += [
+            self.req_ready.eq(~refresh),
+            accept.eq(self.req_valid & ~refresh),
+            wp.en.eq(accept & self.req_write), wp.addr.eq(self.req_row),
+            wp.data.eq(self.req_wdata),
+            rp.en.eq(accept & ~self.req_write), rp.addr.eq(self.req_row),
+            self.rsp_rdata.eq(rp.data),
+            self.refresh.eq(refresh), self.refresh_row.eq(ref_row),
+        ]
+        m.d.sync += [
+            self.rsp_valid.eq(accept & ~self.req_write),
+            self.refreshes.eq(self.refreshes + refresh),
+            self.stolen_cycles.eq(self.stolen_cycles + (refresh & self.req_valid)),
+            self.accesses.eq(self.accesses + accept),
+        ]
+
+        # Per row: a write accepted, a release accepted, a refresh.
+        hit = [Signal(name=f"hit_{r}") for r in range(rows)]
+        for r in range(rows):
+            m.d.comb += hit[r].eq(self.req_row == r)
+        written = [accept & self.req_write & hit[r] for r in range(rows)]
+        released = [accept & ~self.req_write & self.req_release & hit[r] for r in range(rows)]
+        refreshed = [refresh & (ref_row == r) for r in range(rows)]
+        valid = Signal(rows)
+        for r in range(rows):
+            with m.If(written[r]):
+                m.d.sync += valid[r].eq(1)
+            with m.Elif(released[r]):
+                m.d.sync += valid[r].eq(0)
+
+        if p.policy == "always":
+            last = p.interval_cycles - 1
+            timer = Signal(range(last + 1))
+            m.d.comb += [refresh.eq(timer == last)]
+            m.d.sync += timer.eq(Mux(timer == last, 0, timer + 1))
+            with m.If(refresh):
+                m.d.sync += ref_row.eq(Mux(ref_row == rows - 1, 0, ref_row + 1))
+        elif p.policy == "lifetime":
+            self._lifetime(m, p, valid, written, refreshed, refresh, ref_row)
+        else:
+            m.d.comb += refresh.eq(0)
+
+        self._checker(m, valid, [w | f for w, f in zip(written, refreshed, strict=True)])
+        return m
+
+    def _lifetime(self, m: Module, p: RefreshParameters, valid: Signal, written: list[Value],
+                  refreshed: list[Value], refresh: Signal, ref_row: Signal) -> None:
+        """Tick prescaler, per-row saturating ages, the lowest due row."""
+        tick = Signal()
+        if self.tick_cycles == 1:
+            m.d.comb += tick.eq(1)
+        else:
+            pre = Signal(range(self.tick_cycles))
+            m.d.comb += tick.eq(pre == self.tick_cycles - 1)
+            m.d.sync += pre.eq(Mux(tick, 0, pre + 1))
+        top = (1 << p.age_bits) - 1
+        due = Signal(self.rows)
+        choice: Value = Const(0, p.row_bits)
+        for r in reversed(range(self.rows)):
+            age = Signal(p.age_bits, name=f"age_{r}")
+            with m.If(written[r] | refreshed[r]):
+                m.d.sync += age.eq(0)
+            with m.Elif(tick & (age != top)):
+                m.d.sync += age.eq(age + 1)
+            m.d.comb += due[r].eq(valid[r] & (age >= p.deadline_ticks))
+            # Built from the top row down, so the lowest due row wins.
+            choice = Mux(due[r], r, choice)
+        m.d.comb += [refresh.eq(due.any()), ref_row.eq(choice)]
+
+    def _checker(self, m: Module, valid: Signal, restored: list[Value]) -> None:
+        """Exact data age per row; ``violation`` when a valid row's exceeds retention."""
+        limit = self.retention_cycles
+        late = []
+        for r in range(self.rows):
+            age = Signal(range(limit + 2), name=f"check_age_{r}")
+            with m.If(restored[r]):
+                m.d.sync += age.eq(1)
+            with m.Elif(age != limit + 1):
+                m.d.sync += age.eq(age + 1)
+            late.append(valid[r] & (age > limit))
+        seen = Signal()
+        m.d.sync += seen.eq(seen | Cat(*late).any())
+        m.d.comb += self.violation.eq(seen)
