@@ -30,7 +30,7 @@ from archsim.sim.soc import (
     simulate_with_buffer,
     tensor_lifetimes,
 )
-from archsim.sim.soc.lifetime import ALLOCATION_ORDERS
+from archsim.sim.soc.lifetime import ALLOCATION_ORDERS, edram_access_trace
 
 
 def _result(graph: WorkloadGraph, windows: dict[str, tuple[float, float]]) -> SocResult:
@@ -339,3 +339,42 @@ def test_lifetimes_of_another_graph_are_refused():
     r = _result(g, {"fc": (0.0, 1.0), "relu": (1.0, 2.0), "add": (2.0, 3.0)})
     with pytest.raises(ConfigError, match="no window for operator 'r1' of graph 'vchain'"):
         tensor_lifetimes(r, _vector_chain(8))
+
+
+def test_edram_access_trace_hand_case():
+    # a [0, 2 us) 3000 B -> 3 rows of 1 KiB; b [1 us, 3 us) 1024 B -> 1 row; c reuses a's rows.
+    rep = _report([("a", "activation", 3000.0, 0.0, 2e-6),
+                   ("b", "gradient", 1024.0, 1e-6, 2e-6),
+                   ("c", "activation", 2048.0, 2e-6, 1e-6),
+                   ("z", "activation", 64.0, 0.0, 0.0)], 3e-6)
+    trace = edram_access_trace(rep, names={"a", "b", "c", "z"}, row_bytes=1024, rows=4,
+                               clock_hz=1e9)
+    got = [(r.issue_cycle, r.kind, r.row) for r in trace]
+    assert got == [(0, "write", 0), (0, "write", 1), (0, "write", 2),
+                   (1000, "write", 3),
+                   (2000, "release", 0), (2000, "release", 1), (2000, "release", 2),
+                   (2000, "write", 0), (2000, "write", 1),
+                   (3000, "release", 3), (3000, "release", 0), (3000, "release", 1)]
+    with pytest.raises(ConfigError, match="tensor 'b' needs 1 rows of 1024 bytes at 1e-06 s "
+                                          "but only 0 of 3 are free"):
+        edram_access_trace(rep, names={"a", "b"}, row_bytes=1024, rows=3, clock_hz=1e9)
+    with pytest.raises(ConfigError, match="names tensor 'q', which the report of 'r'"):
+        edram_access_trace(rep, names={"q"}, row_bytes=1024, rows=3, clock_hz=1e9)
+
+
+def test_recorded_trace_refreshes_equal_the_lifetime_count():
+    # A tensor held L cycles on the cycle-accurate controller (tick 1) is refreshed every R
+    # cycles after its write: floor((L - 1) / R) times for a release at cycle L (the
+    # release cycle itself is the data's last use) -- the analytic count floor(L / period)
+    # whenever L is not a multiple of R.
+    from archsim.hw.models.edram_refresh import simulate_refresh
+    R = 100
+    items = [(f"t{i}", "activation", 1024.0, 0.0, life * 1e-9)
+             for i, life in enumerate((50, 150, 250, 1030))]
+    rep = _report(items, 2e-6)
+    trace = edram_access_trace(rep, names={n for n, *_ in items}, row_bytes=1024, rows=8,
+                               clock_hz=1e9)
+    run = simulate_refresh(trace, rows=8, policy="lifetime", retention_cycles=R)
+    est = refresh_operations(rep, refresh_period_s=R * 1e-9, row_bits=8192,
+                             capacity_bits=8 * 8192)
+    assert run.refreshes == est.lifetime_aware_row_refreshes == 0 + 1 + 2 + 10

@@ -32,6 +32,7 @@ Allocation (:func:`allocate`) and the two-pass simulation (:func:`simulate_with_
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
@@ -43,13 +44,14 @@ import numpy as np
 from ...compilers.graph import WorkloadGraph
 from ...errors import ConfigError
 from ...hw.models import HardwareModel
+from ...hw.models.edram_refresh import AccessTrace, Request
 from ...loading import ProgressCallback
 from ...outputs import save_figure
 from .config import GlobalBufferConfig, SoCConfig
 from .engine import simulate
 from .results import SocResult
 
-__all__ = ["TensorLifetime", "LifetimeReport", "tensor_lifetimes", "RefreshEstimate",
+__all__ = ["edram_access_trace", "TensorLifetime", "LifetimeReport", "tensor_lifetimes", "RefreshEstimate",
            "refresh_operations", "refresh_for_buffer", "edram_refresh_period_s",
            "refresh_energy_j_per_bit", "Allocation", "allocate", "ALLOCATION_ORDERS",
            "simulate_with_buffer", "DEFAULT_ALLOCATED_ROLES"]
@@ -525,3 +527,62 @@ def simulate_with_buffer(config: SoCConfig, graph: WorkloadGraph, *,
                      pinned=weights if fits else (), order=order)
     final = simulate(config, graph, resident=alloc.resident, models=models, progress=progress)
     return final, tensor_lifetimes(final, graph), alloc
+
+
+# -- recorded access traces -----------------------------------------------------------------
+def edram_access_trace(report: LifetimeReport, *, names: Collection[str], row_bytes: int,
+                       rows: int, clock_hz: float) -> AccessTrace:
+    """The access trace the tensors ``names`` of ``report`` make on an eDRAM macro of ``rows``
+    rows of ``row_bytes``, for :func:`archsim.hw.models.edram_refresh.simulate_refresh` and
+    the RTL macro (:class:`archsim.hw.accel.edram.EdramMacro`).
+
+    Each tensor held (lifetime > 0) takes ``ceil(nbytes / row_bytes)`` rows, the lowest free
+    ones, at its write: one write request per row issued at ``round(write_s * clock_hz)``,
+    and one release (its last use) per row at ``round(last_read_s * clock_hz)``; a row
+    released is free for the tensors written after. Reads between the two do not change
+    what the refresh controllers do (a gain-cell read does not restore the charge), so the
+    trace leaves them out. Requests at one cycle go releases first, then in graph order.
+
+    Raises
+    ------
+    ConfigError
+        ``row_bytes``, ``rows`` or ``clock_hz`` is not positive, a name is not in the
+        report, or the tensors held at some instant need more than ``rows`` rows.
+    """
+    if isinstance(row_bytes, bool) or not isinstance(row_bytes, int) or row_bytes < 1:
+        raise ConfigError(f"row_bytes must be an int >= 1, not {row_bytes!r}",
+                          field="row_bytes")
+    if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
+        raise ConfigError(f"rows must be an int >= 1, not {rows!r}", field="rows")
+    if not clock_hz > 0:
+        raise ConfigError(f"clock_hz must be > 0, not {clock_hz!r}", field="clock_hz")
+    known = {t.name: t for t in report.lifetimes}
+    missing = sorted(set(names) - known.keys())
+    if missing:
+        raise ConfigError(f"names tensor '{missing[0]}', which the report of "
+                          f"'{report.workload}' does not have", field="names")
+    held = [t for t in report.lifetimes if t.name in set(names) and t.lifetime_s > 0]
+    # Events (cycle, 0 = release / 1 = write, order, tensor): releases free rows first.
+    events: list[tuple[int, int, int, TensorLifetime]] = []
+    for i, t in enumerate(held):
+        events.append((round(t.write_s * clock_hz), 1, i, t))
+        events.append((round(t.last_read_s * clock_hz), 0, i, t))
+    events.sort(key=lambda e: (e[0], e[1], e[2]))
+    free = list(range(rows))  # a heap: the lowest free row first
+    owned: dict[str, list[int]] = {}
+    requests: list[Request] = []
+    for cycle, kind, _, t in events:
+        if kind == 0:
+            for r in owned.pop(t.name, []):
+                requests.append(Request(cycle, "release", r))
+                heapq.heappush(free, r)
+            continue
+        need = math.ceil(t.nbytes / row_bytes)
+        if need > len(free):
+            raise ConfigError(f"tensor '{t.name}' needs {need} rows of {row_bytes} bytes at "
+                              f"{t.write_s:.6g} s but only {len(free)} of {rows} are free; "
+                              "use fewer, larger rows or more rows", field="rows")
+        mine = [heapq.heappop(free) for _ in range(need)]
+        owned[t.name] = mine
+        requests.extend(Request(cycle, "write", r, 0) for r in mine)
+    return AccessTrace(requests)
