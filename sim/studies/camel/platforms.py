@@ -255,7 +255,7 @@ def iteration_cost(run: PlatformRun, *, refresh_period_s: float | None = None,
         lifetime = policy == "lifetime"
         refreshes = est.lifetime_aware_row_refreshes if lifetime else est.always_row_refreshes
         stolen = est.lifetime_aware_stolen_cycles if lifetime else est.always_stolen_cycles
-        clock_hz = float(getattr(run.config.accelerators[0], "frequency_hz"))
+        clock_hz = float(run.config.accelerators[0].frequency_hz)
         stolen_fraction = stolen / (t * clock_hz) if t > 0 else 0.0
         port_busy_s = res.transfers.gb_bytes / gb.bandwidth_bytes_per_s
         stall_s = stolen / clock_hz * min(1.0, port_busy_s / t if t > 0 else 0.0)

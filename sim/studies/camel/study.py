@@ -34,7 +34,6 @@ from ....outputs import save_figure, write_csv
 from ...soc.lifetime import edram_refresh_period_s
 from ..framework import Band, Comparison, Direction, Observation, Status, StudyResult
 from .platforms import (
-    NETWORKS,
     IterationCost,
     Platform,
     PlatformRun,
