@@ -33,7 +33,7 @@ from ....compilers.graph.training import training_graph
 from ....errors import ConfigError
 from ....hw.models.memtech import memory_technology
 from ...soc import SoCConfig, SocResult, load_soc_config
-from ...soc.config import GlobalBufferConfig
+from ...soc.config import GlobalBufferConfig, SystolicAcceleratorConfig
 from ...soc.lifetime import (
     Allocation,
     LifetimeReport,
@@ -183,7 +183,10 @@ def simulate_platform(platform: Platform, *, batch: int, image_size: int = 32,
                            reversible=network.reversible)
     config = engine_config(technology=platform.technology,
                            capacity_bytes=platform.capacity_bytes, temperature_c=temperature_c)
-    result, lifetimes, allocation = simulate_with_buffer(config, graph, order="shortest")
+    # The updated weights stay on chip in place of the old ones (they take no space of
+    # their own: nothing reads them in the iteration); the input batch comes from DRAM.
+    result, lifetimes, allocation = simulate_with_buffer(
+        config, graph, roles=("activation", "gradient", "weight"), order="shortest")
     return PlatformRun(platform, config, graph, result, lifetimes, allocation)
 
 
@@ -255,7 +258,11 @@ def iteration_cost(run: PlatformRun, *, refresh_period_s: float | None = None,
         lifetime = policy == "lifetime"
         refreshes = est.lifetime_aware_row_refreshes if lifetime else est.always_row_refreshes
         stolen = est.lifetime_aware_stolen_cycles if lifetime else est.always_stolen_cycles
-        clock_hz = float(run.config.accelerators[0].frequency_hz)
+        engine = run.config.accelerators[0]
+        if not isinstance(engine, SystolicAcceleratorConfig):
+            raise ConfigError(f"the CAMEL engine is a systolic array, not {engine.kind!r}",
+                              field="accelerators")
+        clock_hz = engine.frequency_hz
         stolen_fraction = stolen / (t * clock_hz) if t > 0 else 0.0
         port_busy_s = res.transfers.gb_bytes / gb.bandwidth_bytes_per_s
         stall_s = stolen / clock_hz * min(1.0, port_busy_s / t if t > 0 else 0.0)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +51,8 @@ __all__ = ["run", "BATCH", "QUICK_BATCH", "PAIRS", "StudySetup", "platforms_for"
 #: abstract; a small batch, as on-device learning uses).
 BATCH = 16
 #: The quick mode's batch and image size (a test double of the same graphs: CI-sized).
-QUICK_BATCH = 2
-QUICK_IMAGE = 16
+QUICK_BATCH = 4
+QUICK_IMAGE = 32
 #: (standard, reversible) network pairs; the first is the headline pair.
 PAIRS: tuple[tuple[str, str], ...] = (("resnet20", "revnet20"), ("resnet56", "revnet56"))
 #: Temperatures of the retention sensitivity, degrees C.
@@ -129,17 +129,18 @@ class _Runs:
     def __init__(self, setup: StudySetup, progress: Callable[[str], None]) -> None:
         self.setup = setup
         self.progress = progress
-        self._memo: dict[tuple[Platform, float], PlatformRun] = {}
+        self._memo: dict[tuple[str, int, str, float], PlatformRun] = {}
 
     def __call__(self, platform: Platform, temperature_c: float = 25.0) -> PlatformRun:
-        key = (platform, temperature_c)
+        # The refresh policy does not change the simulated timeline: one run serves both.
+        key = (platform.technology, platform.capacity_bytes, platform.network, temperature_c)
         if key not in self._memo:
             self.progress(f"simulating {platform.network} on {platform.name} "
                           f"({platform.capacity_bytes / 2**20:.2f} MiB {platform.technology})")
             self._memo[key] = simulate_platform(platform, batch=self.setup.batch,
                                                 image_size=self.setup.image_size,
                                                 temperature_c=temperature_c)
-        return self._memo[key]
+        return replace(self._memo[key], platform=platform)
 
 
 def accuracy_rows(*, seed: int, quick: bool) -> list[dict[str, Any]]:
@@ -169,7 +170,7 @@ def accuracy_rows(*, seed: int, quick: bool) -> list[dict[str, Any]]:
 
 
 def _comparisons(costs: dict[str, IterationCost], acc: list[dict[str, Any]],
-                 pair: tuple[str, str]) -> list[Comparison]:
+                 pair: tuple[str, str], offchip_besides_input: float) -> list[Comparison]:
     out: list[Comparison] = []
     assumption = ("engine soc_configs/camel.toml; buffers of equal area; retention from the "
                   "memory table (Harel et al. 16 us anchor at 99.99 % bit yield, sigma 0.6 "
@@ -180,26 +181,26 @@ def _comparisons(costs: dict[str, IterationCost], acc: list[dict[str, Any]],
         out.append(Comparison(
             metric=f"training speed-up of CAMEL over {label} ({pair[0]} / {pair[1]})",
             ours=speed, published="2.5x", band=Band.around(2.5), expected=Status.NOT_REPRODUCED,
-            assumption=assumption, published_low=2.5, direction=Direction(above=1.0),
+            assumption=assumption, published_low=2.5, published_high=2.5,
+            direction=Direction(above=1.0),
             unit="x", note="the engine is compute-bound at this batch: the spills are hidden "
                            "behind double-buffered compute, and the RevNet's recompute adds "
                            "work (see the buffer-size sensitivity)"))
         out.append(Comparison(
             metric=f"training energy saving of CAMEL over {label} ({pair[0]} / {pair[1]})",
             ours=energy, published="2.8x", band=Band.around(2.8),
-            expected=Status.NOT_REPRODUCED, assumption=assumption, published_low=2.8,
+            expected=Status.NOT_REPRODUCED if against == "sram" else Status.IN_SHAPE,
+            assumption=assumption, published_low=2.8, published_high=2.8,
             direction=Direction(above=1.0), unit="x",
             note="refresh dominates: every tensor lives longer than the refresh period (see "
                  "the retention sensitivity for the period at which the saving is reached)"))
-    base = costs["sram"]
-    camel = costs["camel"]
     out.append(Comparison(
-        metric="CAMEL's off-chip bytes per iteration over the SRAM baseline's",
-        ours=camel.offchip_bytes / base.offchip_bytes if base.offchip_bytes else 0.0,
-        published="off-chip DRAM traffic eliminated (v1 abstract)",
-        band=Band(lo=0.0, hi=0.05), expected=Status.REPRODUCED,
-        assumption="what remains is the input batch, the weights' first load and the "
-                   "update's write-back (off-chip by design)", unit="ratio"))
+        metric="CAMEL's off-chip bytes per iteration besides the input batch",
+        ours=offchip_besides_input, published="off-chip DRAM traffic eliminated (v1 abstract)",
+        band=Band(lo=0.0, hi=0.0), expected=Status.REPRODUCED,
+        assumption="the training images come from DRAM (the input batch is off-chip by "
+                   "nature); weights stay on chip across iterations, updated in place",
+        unit="B"))
     out.append(Comparison(
         metric="eDRAM / SRAM storage density (the memory table's cell areas)",
         ours=density_ratio(), published="more than 2x (v1 abstract)",
@@ -296,7 +297,10 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
 
     acc = accuracy_rows(seed=seed, quick=quick)
     tables["accuracy"] = acc
-    result.comparisons.extend(_comparisons(headline, acc, setup.pairs[0]))
+    moved = headline_runs["camel"].result.transfers
+    besides_input = math.fsum(v for k, v in moved.offchip_read_bytes.items() if k != "input") \
+        + math.fsum(moved.offchip_write_bytes.values())
+    result.comparisons.extend(_comparisons(headline, acc, setup.pairs[0], besides_input))
 
     # Lifetimes: standard vs reversible on the eDRAM buffer (pass-2 timelines).
     std_run, rev_run = headline_runs["edram-full"], headline_runs["camel"]
