@@ -21,6 +21,7 @@ from archsim.sim.nn.revnet import (
     Layer,
     Linear,
     Mode,
+    Net,
     ReLU,
     ResNetSmall,
     RevBlock,
@@ -202,7 +203,7 @@ def _images(n: int, hw: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     lambda: RevNetSmall(widths=(2, 4), blocks_per_stage=(2, 1), seed=1, dtype=F64),
     lambda: RevMLP(features=16, blocks=3, seed=1, dtype=F64)],
     ids=["resnet", "revnet", "revmlp"])
-def test_model_gradients_match_finite_differences(make: Callable[[], ResNetSmall]) -> None:
+def test_model_gradients_match_finite_differences(make: Callable[[], Net]) -> None:
     model = make()
     x, y = _images(6, 4, 7)
     logits = model.forward(x, train=True)
@@ -340,7 +341,7 @@ def digits_split() -> tuple[ImageSet, ImageSet]:
     (lambda: ResNetSmall(widths=(8, 16), blocks_per_stage=(1, 1), seed=0), 3),
     (lambda: RevNetSmall(widths=(8, 16), blocks_per_stage=(2, 2), seed=0), 3),
     (lambda: RevMLP(features=64, blocks=2, seed=0), 5)], ids=["resnet", "revnet", "revmlp"])
-def test_quick_training_beats_chance(make: Callable[[], ResNetSmall], epochs: int,
+def test_quick_training_beats_chance(make: Callable[[], Net], epochs: int,
                                      digits_split: tuple[ImageSet, ImageSet]) -> None:
     tr, te = digits_split
     model = make()

@@ -30,7 +30,11 @@ the same batch statistics, so the recomputed F and G equal the forward ones.
 :func:`reconstruction_error` runs a reversible model's forward pass in a training number
 format (IEEE float64/32/16, bfloat16 via ``ml_dtypes``, or a fixed-point :class:`FixedPoint`
 Q format), recomputes every reversible block's inputs from its outputs in the same format, and
-reports the error against the stored inputs per block.
+reports the error against the stored inputs per block. In floating point the reversal is
+inexact (``(x + f) - f != x`` after rounding) and the error accumulates down each stage's
+chain; in fixed point the additions are exact, so the reversal is exact unless a sum
+saturates (the reason MacKay et al., "Reversible Recurrent Neural Networks", NeurIPS 2018,
+train reversible nets in fixed point).
 """
 
 from __future__ import annotations
