@@ -70,10 +70,12 @@ def _recon(name: str, model: RevNetSmall | RevMLP, te: ImageSet) -> list[dict[st
         r = reconstruction_error(model, x, dtype=fmt)
         cells = "  ".join(f"{b.stage}.{b.block}(d{b.depth}) {b.max_abs_error:.1e}/"
                           f"{b.rel_rms_error:.1e}" for b in r.blocks)
-        print(f"  {r.format:12s} {cells}")
+        sat = f"  saturated {r.saturated_fraction:.1e}" if isinstance(fmt, FixedPoint) else ""
+        print(f"  {r.format:12s} {cells}{sat}")
         rows += [{"model": name, "data": te.name, "format": r.format, "stage": b.stage,
                   "block": b.block, "depth": b.depth, "max_abs_error": b.max_abs_error,
-                  "rel_rms_error": b.rel_rms_error} for b in r.blocks]
+                  "rel_rms_error": b.rel_rms_error,
+                  "saturated_fraction": r.saturated_fraction} for b in r.blocks]
     return rows
 
 

@@ -298,9 +298,11 @@ def test_reconstruction_error_per_format() -> None:
     # Fixed point: additions and subtractions of grid values are exact, F and G are
     # deterministic, so without saturation the recomputed inputs equal the stored ones.
     q = reconstruction_error(model, x, dtype=FixedPoint(bits=16, frac=8))
-    assert q.format == "int16 Q7.8" and q.max_abs_error == 0.0
+    assert q.format == "int16 Q7.8" and q.max_abs_error == 0.0 and q.saturated_fraction == 0
     # ... and with a range too small for the sums, saturation loses information.
-    assert reconstruction_error(model, x, dtype=FixedPoint(bits=6, frac=4)).max_abs_error > 0
+    sat = reconstruction_error(model, x, dtype=FixedPoint(bits=6, frac=4))
+    assert sat.max_abs_error > 0 and sat.saturated_fraction > 0
+    assert bf.saturated_fraction == 0
     mlp = reconstruction_error(RevMLP(blocks=4, seed=0), load_digits().images[:32],
                                dtype="bfloat16")
     assert [b.depth for b in mlp.blocks] == [4, 3, 2, 1]
@@ -312,6 +314,7 @@ def test_fixed_point_quantize() -> None:
     q = FixedPoint(bits=8, frac=4)
     np.testing.assert_array_equal(q.quantize(np.array([0.03, 0.04, -0.03125, 100.0, -100.0])),
                                   [0.0, 0.0625, 0.0, 127 / 16, -8.0])
+    assert q.saturated(np.array([7.9, 7.95, 7.97, -8.0, -8.04, -8.05, 9.0])) == 4
     with pytest.raises(ValueError):
         FixedPoint(bits=8, frac=8)
 

@@ -946,6 +946,12 @@ class FixedPoint:
                     2 ** (self.bits - 1) - 1)
         return (k * step).astype(np.float32)
 
+    def saturated(self, a: Array) -> int:
+        """How many elements of ``a`` lie outside the range (before rounding to it)."""
+        k = np.rint(np.asarray(a, np.float64) * 2.0**self.frac)
+        return int(np.count_nonzero((k < -(2 ** (self.bits - 1)))
+                                    | (k > 2 ** (self.bits - 1) - 1)))
+
 
 #: The floating-point training formats by name.
 FLOAT_FORMATS: dict[str, type[np.generic]] = {
@@ -1002,10 +1008,14 @@ class ReconstructionReport:
         The number format.
     blocks : tuple of BlockReconstruction
         In forward order (stage 0 block 0 first).
+    saturated_fraction : float
+        For a fixed-point format, the share of all rounded values (forward and recompute)
+        that fell outside its range and saturated; 0 for the float formats.
     """
 
     format: str
     blocks: tuple[BlockReconstruction, ...] = field(default=())
+    saturated_fraction: float = 0.0
 
     @property
     def max_abs_error(self) -> float:
@@ -1045,7 +1055,15 @@ def reconstruction_error(model: RevNetSmall | RevMLP, x: Array, *,
         raise ConfigError(f"reconstruction needs a reversible model, not "
                           f"{type(model).__name__}", field="model",
                           allowed=["RevNetSmall", "RevMLP"])
-    name, cdt, q = _rounder(dtype)
+    name, cdt, rnd = _rounder(dtype)
+    counts = [0, 0]  # values rounded, values saturated
+
+    def q(a: Array) -> Array:
+        counts[0] += a.size
+        if isinstance(dtype, FixedPoint):
+            counts[1] += dtype.saturated(a)
+        return rnd(a)
+
     mode = Mode(train=True, update_stats=False, q=q)
     xin = q(np.asarray(x, cdt))
     rows = []
@@ -1065,4 +1083,5 @@ def reconstruction_error(model: RevNetSmall | RevMLP, x: Array, *,
                 max_abs_error=float(np.abs(err).max()),
                 rel_rms_error=float(np.sqrt(np.mean(err**2))) / rms_ref if rms_ref else 0.0))
     rows.sort(key=lambda b: (b.stage, b.block))
-    return ReconstructionReport(format=name, blocks=tuple(rows))
+    return ReconstructionReport(format=name, blocks=tuple(rows),
+                                saturated_fraction=counts[1] / max(counts[0], 1))
