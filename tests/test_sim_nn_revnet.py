@@ -331,6 +331,8 @@ def test_errors() -> None:
                              dtype="float32")
     with pytest.raises(ConfigError, match="features"):
         RevMLP(features=64).forward(np.zeros((2, 1, 4, 4)))
+    with pytest.raises(ConfigError, match="schedule"):
+        train(RevMLP(), load_digits(), epochs=1, batch_size=8, lr=0.1, schedule="step")
     with pytest.raises(ConfigError, match="kernel"):
         Conv2d(cin=1, cout=1, k=5, rng=np.random.default_rng(0))
 
@@ -370,5 +372,9 @@ def test_training_is_deterministic(digits_split: tuple[ImageSet, ImageSet]) -> N
     assert reps[0].loss == reps[1].loss
     for k, v in params[0].items():
         np.testing.assert_array_equal(v, params[1][k])
+    # The cosine schedule starts at lr and decays: the first step is the same, the run is not.
+    cos = RevNetSmall(widths=(4, 8), blocks_per_stage=(1, 1), seed=5)
+    rc = train(cos, tr, epochs=1, batch_size=50, lr=0.05, seed=3, schedule="cosine")
+    assert rc.loss != reps[0].loss and rc.iterations == reps[0].iterations
     other = RevNetSmall(widths=(4, 8), blocks_per_stage=(1, 1), seed=5)
     assert train(other, tr, epochs=1, batch_size=50, lr=0.05, seed=4).loss != reps[0].loss

@@ -846,6 +846,7 @@ class TrainReport:
 
 def train(model: Net, train_set: ImageSet, *, epochs: int, batch_size: int, lr: float,
           momentum: float = 0.9, seed: int = 0, weight_decay: float = 0.0,
+          schedule: str = "constant",
           progress: Callable[[int, float, float], None] | None = None) -> TrainReport:
     """Train with mini-batch SGD and momentum on softmax cross-entropy.
 
@@ -859,6 +860,12 @@ def train(model: Net, train_set: ImageSet, *, epochs: int, batch_size: int, lr: 
         Passes over the data and images per step.
     lr, momentum, weight_decay : float
         ``v = momentum * v - lr * (grad + weight_decay * w)``; ``w += v``.
+    schedule : {"constant", "cosine"}
+        ``lr`` throughout, or ``lr * (1 + cos(pi * step / steps)) / 2`` (Loshchilov & Hutter
+        2017, without restarts). The decay also lets batch norm's running statistics, an
+        average over the last ~10 steps, catch up with the weights: at a constant lr 0.05
+        they lagged enough on MNIST 5k to cost 7 points of test accuracy against batch
+        statistics.
     seed : int
         Seed of the shuffling (with the model's own seed, the run is deterministic).
     progress : callable, optional
@@ -874,10 +881,14 @@ def train(model: Net, train_set: ImageSet, *, epochs: int, batch_size: int, lr: 
         raise ConfigError(f"lr must be positive, not {lr!r}", field="lr")
     if not 0 <= momentum < 1:
         raise ConfigError(f"momentum must be in [0, 1), not {momentum!r}", field="momentum")
+    if schedule not in ("constant", "cosine"):
+        raise ConfigError(f"unknown schedule {schedule!r}", field="schedule",
+                          allowed=["constant", "cosine"])
     rng = np.random.default_rng(check_int("seed", seed, 0, 2**63 - 1))
     params = model.parameters()
     vel = {k: np.zeros_like(v) for k, v in params.items()}
     n = len(train_set)
+    total_steps = epochs * -(-n // batch_size)
     losses, accs = [], []
     stored = steps = 0
     t0 = time.perf_counter()
@@ -893,10 +904,12 @@ def train(model: Net, train_set: ImageSet, *, epochs: int, batch_size: int, lr: 
             loss, dlogits = softmax_cross_entropy(logits, y)
             model.backward(dlogits)
             grads = model.gradients()
+            lr_t = (lr if schedule == "constant"
+                    else lr * 0.5 * (1.0 + np.cos(np.pi * steps / total_steps)))
             for k, p in params.items():
                 g = grads[k] + weight_decay * p if weight_decay else grads[k]
                 vel[k] *= momentum
-                vel[k] -= lr * g
+                vel[k] -= lr_t * g
                 p += vel[k]
             tot_loss += loss * len(idx)
             correct += int((logits.argmax(1) == y).sum())
