@@ -156,3 +156,41 @@ def test_quick_study_tables_and_files():
     sweep = [r for r in result.tables["sensitivity_retention"] if r["against"] == "sram"]
     savings = [r["energy_saving"] for r in sorted(sweep, key=lambda r: r["refresh_period_us"])]
     assert all(b >= a * (1 - 1e-9) for a, b in zip(savings, savings[1:], strict=False))
+
+
+def test_real_block_in_rtl_equals_the_integer_reference_and_numpy():
+    # A RevMLP trained on real (pooled) digits; block 0 of one real training step on the
+    # engine in RTL (pysim): bit-exact against the independent integer reference, and
+    # within the formats' resolution of numpy's own float64 backward pass.
+    from archsim.dsl.examples.camel import (
+        ACT_FRAC_BITS,
+        block_inputs,
+        quantize,
+        read_block_outputs,
+        reference_block_fixed,
+        reversible_block_program,
+    )
+    from archsim.sim.studies.camel.block import real_block, real_block_engine
+
+    rb = real_block()
+    assert rb.test_accuracy > 0.8
+    engine, shape = real_block_engine()
+    program, layout = reversible_block_program(engine, shape)
+    compiled = engine.compile()
+    inputs = block_inputs(layout, rb.x, rb.wf, rb.wg, rb.dy1, rb.dy2)
+    result = compiled.simulate(program, inputs, backend="pysim")
+    assert result.cycles == compiled.model(program).cycles
+    out = read_block_outputs(layout, result.buffers)
+    ref = reference_block_fixed(rb.x, rb.wf, rb.wg, rb.dy1, rb.dy2, lr_shift=shape.lr_shift)
+    for name, codes in ref.items():
+        assert (out[name] == codes).all(), name
+    names = {"y1": "y1_f", "y2": "y2_f", "dx1": "dx1_f", "dx2": "dx2_f", "dWF": "dwf_f",
+             "dWG": "dwg_f"}
+    for name, expected in rb.expected.items():
+        got = out[names[name]]
+        # Q7.8 / Q3.12 / Q1.14 operands: a few LSBs of error relative to the tensor's range.
+        assert abs(got - expected).max() <= 5e-3 * abs(expected).max(), name
+    # The recompute gives back the stored inputs exactly (integer additive coupling).
+    d = shape.d
+    assert (out["x1r"] == quantize(rb.x[:, :d], ACT_FRAC_BITS)).all()
+    assert (out["x2r"] == quantize(rb.x[:, d:], ACT_FRAC_BITS)).all()

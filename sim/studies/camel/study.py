@@ -44,7 +44,7 @@ from .platforms import (
     simulate_platform,
 )
 
-__all__ = ["run", "BATCH", "QUICK_BATCH", "PAIRS", "StudySetup", "platforms_for",
+__all__ = ["run", "engine_block", "BATCH", "QUICK_BATCH", "PAIRS", "StudySetup", "platforms_for",
            "sized_capacity_bytes", "headline_ratios", "accuracy_rows"]
 
 #: Mini-batch of the simulated iteration (assumed: the paper's batch size is not in its
@@ -146,6 +146,9 @@ class _Runs:
 #: Training of the accuracy check (as bench/revnet_training.py): SGD, lr 0.05 with a cosine
 #: decay, momentum 0.9, weight decay 5e-4, batch 32 (assumed); epochs per data set, full run.
 TRAIN_EPOCHS = {"digits": 15, "mnist-5k": 4}
+#: Number formats of the reconstruction check: name -> numpy dtype name or (bits, fraction).
+RECONSTRUCTION_FORMATS: dict[str, str | tuple[int, int]] = {
+    "float16": "float16", "bfloat16": "bfloat16", "q7_8": (16, 8)}
 #: The quick mode's training (digits only): narrower nets (widths 8/16, 1 + 1 basic and
 #: 2 + 2 reversible blocks: again equal conv weights) for 8 epochs.
 QUICK_TRAIN_EPOCHS = 8
@@ -158,7 +161,14 @@ def accuracy_rows(*, seed: int, quick: bool) -> list[dict[str, Any]]:
     offline digit set and report test accuracy, parameters and the activation bytes one
     iteration stores for its backward pass (measured from the models' caches)."""
     from ...nn.digits import load_digits, load_mnist_5k
-    from ...nn.revnet import ResNetSmall, RevNetSmall, evaluate, train
+    from ...nn.revnet import (
+        FixedPoint,
+        ResNetSmall,
+        RevNetSmall,
+        evaluate,
+        reconstruction_error,
+        train,
+    )
 
     sets = [("digits", load_digits)] + ([] if quick else [("mnist-5k", load_mnist_5k)])
     rows: list[dict[str, Any]] = []
@@ -175,12 +185,74 @@ def accuracy_rows(*, seed: int, quick: bool) -> list[dict[str, Any]]:
         for net_name, model in nets:
             report = train(model, train_set, epochs=epochs, batch_size=32, lr=0.05,
                            momentum=0.9, weight_decay=5e-4, schedule="cosine", seed=seed)
-            rows.append({"data": set_name, "network": net_name,
-                         "test_accuracy": evaluate(model, test_set),
-                         "parameters": model.num_parameters,
-                         "stored_activation_bytes": report.stored_activation_bytes,
-                         "epochs": epochs, "train_s": report.wall_time_s})
+            row: dict[str, Any] = {
+                "data": set_name, "network": net_name,
+                "test_accuracy": evaluate(model, test_set), "parameters": model.num_parameters,
+                "stored_activation_bytes": report.stored_activation_bytes, "epochs": epochs,
+                "train_s": report.wall_time_s}
+            if isinstance(model, RevNetSmall):
+                # Inputs recomputed from outputs vs stored, in the training formats: the
+                # SoC engine's fp16, bfloat16, and the DSL engine's int16 Q7.8 activations.
+                x = test_set.images[:64]
+                for label, fmt in RECONSTRUCTION_FORMATS.items():
+                    rec = reconstruction_error(model, x, dtype=fmt if isinstance(fmt, str)
+                                               else FixedPoint(bits=fmt[0], frac=fmt[1]))
+                    row[f"recon_rel_rms_{label}"] = rec.max_rel_rms_error
+            rows.append(row)
     return rows
+
+
+def engine_block(*, seed: int) -> tuple[dict[str, Any], list[Observation]]:
+    """The DSL training engine (:mod:`archsim.dsl.examples.camel`) on a real reversible block
+    (:func:`~archsim.sim.studies.camel.block.real_block`): its golden view (equal to the RTL
+    and to the independent integer reference in the tests) against numpy's float64
+    backward, the model's cycles and refreshes; and the model's cycles per phase of an
+    SoC-size block (batch 32, d 64 on :func:`~archsim.dsl.examples.camel.soc_camel` at
+    25 C)."""
+    from ....dsl.examples.camel import (
+        BlockShape,
+        block_inputs,
+        phase_cycles,
+        read_block_outputs,
+        reversible_block_program,
+        soc_camel,
+    )
+    from .block import real_block, real_block_engine
+
+    rb = real_block(seed=seed)
+    engine, shape = real_block_engine()
+    program, layout = reversible_block_program(engine, shape)
+    compiled = engine.compile()
+    out = read_block_outputs(layout, compiled.golden(
+        program, block_inputs(layout, rb.x, rb.wf, rb.wg, rb.dy1, rb.dy2)))
+    report = compiled.model(program)
+    keys = {"y1": "y1_f", "y2": "y2_f", "dx1": "dx1_f", "dx2": "dx2_f", "dWF": "dwf_f",
+            "dWG": "dwg_f"}
+    errors = {k: float(np.abs(out[keys[k]] - e).max() / np.abs(e).max())
+              for k, e in rb.expected.items()}
+    big = soc_camel(temperature_c=25.0)
+    big_program, big_layout = reversible_block_program(big, BlockShape(batch=32, d=64))
+    big_report = big.compile().model(big_program)
+    phases = phase_cycles(big_report, big_layout)
+    row: dict[str, Any] = {"revmlp_test_accuracy": rb.test_accuracy, "batch": shape.batch,
+                           "d": shape.d, "cycles": report.cycles,
+                           "refreshes_gb": report.stats.get("refreshes_gb", 0),
+                           **{f"rel_error_{k}": v for k, v in errors.items()},
+                           **{f"soc_size_{p}_cycles": c for p, c in phases.items()},
+                           "soc_size_cycles": big_report.cycles}
+    obs = [
+        Observation(metric="DSL engine, real RevMLP block (digits 4x4, batch 16, d 8): "
+                           "largest error vs numpy float64, relative to the tensor's range",
+                    ours=max(errors.values()), unit="ratio",
+                    note=f"per output {', '.join(f'{k} {v:.2g}' for k, v in errors.items())}; "
+                         f"{report.cycles} cycles (RTL == model), RevMLP test accuracy "
+                         f"{rb.test_accuracy:.3f}"),
+        Observation(metric="DSL engine, SoC-size block (batch 32, d 64, 16x16): cycles",
+                    ours=float(big_report.cycles), unit="cycles",
+                    note=", ".join(f"{p} {c}" for p, c in phases.items()) +
+                         "; the element-wise moves through the eDRAM buffer dominate"),
+    ]
+    return row, obs
 
 
 def _comparisons(costs: dict[str, IterationCost], acc: list[dict[str, Any]],
@@ -311,8 +383,13 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
                     note=f"energy saving {energy:.3g}x"))
     tables["platforms"] = main_rows
 
+    say("training the ResNet and the RevNet on the digit images")
     acc = accuracy_rows(seed=seed, quick=quick)
     tables["accuracy"] = acc
+    say("running a real reversible block on the DSL engine")
+    block_row, block_obs = engine_block(seed=seed)
+    tables["engine_block"] = [block_row]
+    result.observations.extend(block_obs)
     moved = headline_runs["camel"].result.transfers
     # The training data proper: not the input batch (from DRAM by nature) nor the loss the
     # host reads back.
