@@ -97,8 +97,8 @@ from ..accel import Accelerator, Program
 if TYPE_CHECKING:
     from ...compilers.accel.model import ProgramReport
 
-__all__ = ["camel_engine", "soc_camel", "gemm_tile_program", "BlockShape", "BlockLayout",
-           "block_layout", "reversible_block_program", "block_inputs", "read_block_outputs",
+__all__ = ["camel_engine", "soc_camel", "soc_camel_25c", "gemm_tile_program", "BlockShape",
+           "BlockLayout", "block_layout", "reversible_block_program", "block_inputs", "read_block_outputs",
            "reference_block_fixed", "reference_block_float", "quantize", "PHASES", "phase_cycles",
            "ACT_FRAC_BITS", "WEIGHT_FRAC_BITS", "GRAD_FRAC_BITS", "OUTPUT_FRAC_BITS",
            "WORD_BITS", "ACC_BITS"]
@@ -567,3 +567,9 @@ def reference_block_float(x: np.ndarray, wf: np.ndarray, wg: np.ndarray, dy1: np
     lr = 2.0 ** -lr_shift
     return {"y1_f": y1, "y2_f": y2, "x1r_f": x1r, "x2r_f": x2r, "dx1_f": dy1t, "dx2_f": dx2,
             "dwf_f": dwf, "dwg_f": dwg, "wf_new_f": wf - lr * dwf, "wg_new_f": wg - lr * dwg}
+
+
+def soc_camel_25c() -> Accelerator:
+    """:func:`soc_camel` at 25 C (the CAMEL study's temperature), as a factory the SoC
+    simulator's ``description`` field can name."""
+    return soc_camel(temperature_c=25.0)

@@ -33,7 +33,12 @@ from ....compilers.graph.training import training_graph
 from ....errors import ConfigError
 from ....hw.models.memtech import memory_technology
 from ...soc import SoCConfig, SocResult, load_soc_config
-from ...soc.config import GlobalBufferConfig, SystolicAcceleratorConfig
+from ...soc.accelerators import load_accelerator_tile
+from ...soc.config import (
+    DescribedAcceleratorConfig,
+    GlobalBufferConfig,
+    SystolicAcceleratorConfig,
+)
 from ...soc.lifetime import (
     Allocation,
     LifetimeReport,
@@ -44,7 +49,7 @@ from ...soc.lifetime import (
 )
 
 __all__ = ["ENGINE_CONFIG", "REFRESH_POLICIES", "SUBARRAY_BYTES", "Network", "NETWORKS",
-           "Platform", "PlatformRun", "IterationCost", "engine_config", "density_ratio",
+           "Platform", "PlatformRun", "IterationCost", "DSL_ENGINE", "engine_config", "density_ratio",
            "equal_area_sram_bytes", "simulate_platform", "iteration_cost", "network_graph"]
 
 #: The engine's SoC description (shipped with archsim).
@@ -175,14 +180,25 @@ class PlatformRun:
     allocation: Allocation
 
 
+#: The DSL training engine as the SoC's accelerator (:func:`simulate_platform` with
+#: ``dsl_engine=True``): its model view prices every 16 x 16 x 16 GEMM tile of the network.
+DSL_ENGINE = DescribedAcceleratorConfig(
+    kind="accelerator", name="camel16", description="archsim.dsl.examples.camel:soc_camel_25c",
+    tile_program="archsim.dsl.examples.camel:gemm_tile_program", tile=(16, 16, 16),
+    vector_lanes=16, scratchpad_buffers={"input": "spa", "weight": "spb", "output": "acc"})
+
+
 def simulate_platform(platform: Platform, *, batch: int, image_size: int = 32,
-                      temperature_c: float = 25.0) -> PlatformRun:
-    """One training iteration of ``platform`` (module docstring)."""
+                      temperature_c: float = 25.0, dsl_engine: bool = False) -> PlatformRun:
+    """One training iteration of ``platform`` (module docstring); with ``dsl_engine`` on the
+    DSL engine (:data:`DSL_ENGINE`) instead of the configuration's systolic array."""
     network = NETWORKS[platform.network]
     graph = training_graph(network_graph(network, batch=batch, image_size=image_size),
                            reversible=network.reversible)
     config = engine_config(technology=platform.technology,
                            capacity_bytes=platform.capacity_bytes, temperature_c=temperature_c)
+    if dsl_engine:
+        config = config.model_copy(update={"accelerators": [DSL_ENGINE]})
     # The updated weights stay on chip in place of the old ones (they take no space of
     # their own: nothing reads them in the iteration); the input batch comes from DRAM.
     result, lifetimes, allocation = simulate_with_buffer(
@@ -259,10 +275,13 @@ def iteration_cost(run: PlatformRun, *, refresh_period_s: float | None = None,
         refreshes = est.lifetime_aware_row_refreshes if lifetime else est.always_row_refreshes
         stolen = est.lifetime_aware_stolen_cycles if lifetime else est.always_stolen_cycles
         engine = run.config.accelerators[0]
-        if not isinstance(engine, SystolicAcceleratorConfig):
-            raise ConfigError(f"the CAMEL engine is a systolic array, not {engine.kind!r}",
-                              field="accelerators")
-        clock_hz = engine.frequency_hz
+        if isinstance(engine, SystolicAcceleratorConfig):
+            clock_hz = engine.frequency_hz
+        elif isinstance(engine, DescribedAcceleratorConfig):
+            clock_hz = load_accelerator_tile(engine).frequency_hz
+        else:
+            raise ConfigError(f"the CAMEL engine is a systolic array or a DSL description, "
+                              f"not {engine.kind!r}", field="accelerators")
         stolen_fraction = stolen / (t * clock_hz) if t > 0 else 0.0
         port_busy_s = res.transfers.gb_bytes / gb.bandwidth_bytes_per_s
         stall_s = stolen / clock_hz * min(1.0, port_busy_s / t if t > 0 else 0.0)
