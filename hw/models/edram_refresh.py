@@ -392,11 +392,18 @@ class RefreshParameters:
     policy: str
     retention_cycles: int
     tick_cycles: int
+    banks: int = 1
+
+    @property
+    def rows_per_bank(self) -> int:
+        """Local rows of each bank, ``rows // banks``."""
+        return self.rows // self.banks
 
     @property
     def interval_cycles(self) -> int:
-        """``"always"``: cycles between two refreshes, ``retention_cycles // rows``."""
-        return self.retention_cycles // self.rows
+        """``"always"``: cycles between two refreshes of a bank,
+        ``retention_cycles // rows_per_bank`` (every bank refreshes in the same cycles)."""
+        return self.retention_cycles // self.rows_per_bank
 
     @property
     def retention_ticks(self) -> int:
@@ -420,6 +427,20 @@ class RefreshParameters:
         return max(1, (self.rows - 1).bit_length())
 
     @property
+    def bank_bits(self) -> int:
+        """Bits of a bank number (0 with one bank): the low bits of a row address."""
+        return (self.banks - 1).bit_length()
+
+    @property
+    def local_row_bits(self) -> int:
+        """Bits of a row address within a bank."""
+        return max(1, (self.rows_per_bank - 1).bit_length())
+
+    def bank_of(self, row: int) -> int:
+        """The bank holding ``row``: ``row % banks``."""
+        return row % self.banks
+
+    @property
     def state_bits_per_row(self) -> int:
         """State the controller adds per row: ``"lifetime"`` a valid bit and an age counter,
         the others none."""
@@ -427,13 +448,16 @@ class RefreshParameters:
 
     @property
     def controller_state_bits(self) -> int:
-        """Every state bit of the controller (the retention checker, a verification aid,
-        excluded): ``"lifetime"`` the per-row state plus the tick prescaler; ``"always"``
-        its interval timer and row pointer; ``"none"`` 0."""
+        """Every state bit of the controllers, summed over the banks (the retention
+        checker, a verification aid, excluded): per bank, ``"lifetime"`` the per-row state
+        of its rows plus its tick prescaler; ``"always"`` its interval timer and row
+        pointer; ``"none"`` 0."""
         if self.policy == "lifetime":
-            return self.rows * self.state_bits_per_row + (self.tick_cycles - 1).bit_length()
+            return self.rows * self.state_bits_per_row \
+                + self.banks * (self.tick_cycles - 1).bit_length()
         if self.policy == "always":
-            return (self.interval_cycles - 1).bit_length() + (self.rows - 1).bit_length()
+            return self.banks * ((self.interval_cycles - 1).bit_length()
+                                 + (self.rows_per_bank - 1).bit_length())
         return 0
 
     def due_cycle(self, event_cycle: int) -> int:
@@ -445,7 +469,7 @@ class RefreshParameters:
 
 
 def refresh_parameters(*, rows: int, policy: str, retention_cycles: int,
-                       tick_cycles: int = 1) -> RefreshParameters:
+                       tick_cycles: int = 1, banks: int = 1) -> RefreshParameters:
     """Validate a macro's refresh parameters (the messages :class:`EdramMacro
     <archsim.hw.accel.edram.EdramMacro>` raises too).
 
@@ -454,7 +478,8 @@ def refresh_parameters(*, rows: int, policy: str, retention_cycles: int,
     TypeError
         A parameter is not an int.
     ValueError
-        ``rows`` outside ``1..MAX_ROWS``; ``retention_cycles`` under ``2 * rows`` (every row
+        ``rows`` outside ``1..MAX_ROWS``; ``banks`` not a power of two or not dividing
+        ``rows``; ``retention_cycles`` under ``2 * rows // banks`` (every row of a bank
         must be refreshable within it with every other cycle free for requests);
         ``tick_cycles`` over ``retention_cycles // 2`` (the deadline must be at least one
         tick).
@@ -462,21 +487,28 @@ def refresh_parameters(*, rows: int, policy: str, retention_cycles: int,
         Unknown ``policy`` (``field="policy"``, the allowed ones listed).
     """
     check_int("rows", rows, 1, MAX_ROWS)
+    check_int("banks", banks, 1, MAX_ROWS)
+    if banks & (banks - 1):
+        raise ValueError(f"banks must be a power of two, not {banks}")
+    if rows % banks:
+        raise ValueError(f"rows ({rows}) must be a multiple of banks ({banks})")
     if policy not in POLICIES:
         raise ConfigError(f"unknown refresh policy {policy!r}", field="policy",
                           allowed=list(POLICIES))
     if isinstance(retention_cycles, bool) or not isinstance(retention_cycles, int):
         raise TypeError(f"retention_cycles must be an int, not {retention_cycles!r}")
-    if not 2 * rows <= retention_cycles <= _MAX_CYCLE:
-        raise ValueError(f"retention_cycles must be in {2 * rows}..{_MAX_CYCLE} (at least "
-                         f"2 * rows, so every row is refreshed within it with every other "
-                         f"cycle free), not {retention_cycles}")
+    per_bank = rows // banks
+    if not 2 * per_bank <= retention_cycles <= _MAX_CYCLE:
+        what = "2 * rows" if banks == 1 else "2 * rows // banks"
+        raise ValueError(f"retention_cycles must be in {2 * per_bank}..{_MAX_CYCLE} (at "
+                         f"least {what}, so every row is refreshed within it with every "
+                         f"other cycle free), not {retention_cycles}")
     check_positive("tick_cycles", tick_cycles)
     if tick_cycles > retention_cycles // 2:
         raise ValueError(f"tick_cycles must be at most retention_cycles // 2 "
                          f"({retention_cycles // 2}), so the deadline is at least one tick, "
                          f"not {tick_cycles}")
-    return RefreshParameters(rows, policy, retention_cycles, tick_cycles)
+    return RefreshParameters(rows, policy, retention_cycles, tick_cycles, banks)
 
 
 @dataclass(frozen=True)
@@ -492,9 +524,10 @@ class RefreshRun:
     read_data : tuple of int
         The word each read or release returned, in trace order of those requests.
     refresh_cycles, refresh_rows : tuple of int
-        Every refresh: its cycle and its row.
+        Every row refresh: its cycle and its (global) row, sorted by (cycle, row); with
+        several banks a cycle may appear several times.
     stolen_cycles : int
-        Refresh cycles in which a request was presented (and so waited).
+        Cycles in which a presented request waited because its bank was refreshing.
     max_age_cycles : int
         Oldest data age any valid row reached (module docstring), 0 when none was valid.
     violation_cycle : int or None
@@ -513,7 +546,7 @@ class RefreshRun:
 
     @property
     def refreshes(self) -> int:
-        """Refresh operations."""
+        """Row refresh operations, over all banks."""
         return len(self.refresh_cycles)
 
     @property
@@ -536,18 +569,23 @@ class RefreshRun:
         """The refresh policy."""
         return self.parameters.policy
 
+    @property
+    def banks(self) -> int:
+        """Banks of the macro."""
+        return self.parameters.banks
+
 
 def simulate_refresh(trace: AccessTrace, *, rows: int, policy: str, retention_cycles: int,
-                     tick_cycles: int = 1, end_cycle: int | None = None,
+                     tick_cycles: int = 1, banks: int = 1, end_cycle: int | None = None,
                      allow_violation: bool = False) -> RefreshRun:
-    """Run ``trace`` on the macro's controller, cycle by cycle (the module docstring's rules).
+    """Run ``trace`` on the macro's controllers, cycle by cycle (the module docstring's rules).
 
     Idle stretches are skipped (nothing changes in them but ages), so long runs are cheap.
 
     Parameters
     ----------
     trace : AccessTrace
-    rows, policy, retention_cycles, tick_cycles
+    rows, policy, retention_cycles, tick_cycles, banks
         As :func:`refresh_parameters` takes them.
     end_cycle : int, optional
         Cycles simulated (``0 .. end_cycle - 1``); default the cycle after the last response
@@ -564,7 +602,7 @@ def simulate_refresh(trace: AccessTrace, *, rows: int, policy: str, retention_cy
         A valid row's data age exceeded ``retention_cycles`` (names the row and cycle).
     """
     p = refresh_parameters(rows=rows, policy=policy, retention_cycles=retention_cycles,
-                           tick_cycles=tick_cycles)
+                           tick_cycles=tick_cycles, banks=banks)
     if trace.max_row >= rows:
         raise ValueError(f"the trace touches row {trace.max_row}; the macro has {rows} rows")
     if end_cycle is not None:
@@ -577,8 +615,10 @@ def simulate_refresh(trace: AccessTrace, *, rows: int, policy: str, retention_cy
     stored = [0] * rows          # the word each row holds
     version = [0] * rows         # invalidates a row's stale entries in `pending`
     pending: list[tuple[int, int, int]] = []   # "lifetime": (due cycle, row, version)
-    due_now: list[int] = []      # "lifetime": rows due, lowest first
-    pointer = 0                  # "always": next row
+    # "lifetime": per bank, its rows due, lowest first (global order = local order in a bank).
+    due_now: list[list[int]] = [[] for _ in range(banks)]
+    due_count = 0                # rows in all of due_now
+    pointer = 0                  # "always": next local row (the same in every bank)
     interval = p.interval_cycles
 
     accept: list[int] = []
@@ -615,22 +655,27 @@ def simulate_refresh(trace: AccessTrace, *, rows: int, policy: str, retention_cy
         while pending and pending[0][0] <= t:
             _, row, ver = heapq.heappop(pending)
             if ver == version[row] and valid[row]:
-                heapq.heappush(due_now, row)
-        row = -1
+                heapq.heappush(due_now[row % banks], row)
+                due_count += 1
+        refreshed: list[int] = []   # this cycle's rows, ascending
         if p.policy == "always" and (t + 1) % interval == 0:
-            row, pointer = pointer, (pointer + 1) % rows
-        elif p.policy == "lifetime" and due_now:
-            # (No request is accepted while a row is due, so a due row is still valid.)
-            row = heapq.heappop(due_now)
+            refreshed = [pointer * banks + b for b in range(banks)]
+            pointer = (pointer + 1) % p.rows_per_bank
+        elif p.policy == "lifetime" and due_count:
+            # (No request reaches a bank while one of its rows is due, so a due row is still
+            # valid.)
+            refreshed = sorted(heapq.heappop(q) for q in due_now if q)
+            due_count -= len(refreshed)
         waiting = k < n and t >= present
-        if row >= 0:
+        busy = waiting and any(row % banks == reqs[k].row % banks for row in refreshed)
+        for row in refreshed:
             refresh_cycles.append(t)
             refresh_rows.append(row)
-            stolen += waiting
             if valid[row]:
                 aged(row, t)
             restored(row, t)
-        elif waiting:
+        stolen += busy
+        if waiting and not busy:
             r = reqs[k]
             if valid[r.row]:
                 aged(r.row, t)
@@ -655,7 +700,7 @@ def simulate_refresh(trace: AccessTrace, *, rows: int, policy: str, retention_cy
             nxt = min(nxt, present)
         if p.policy == "always":
             nxt = min(nxt, ((t + 1) // interval + 1) * interval - 1)
-        elif due_now:
+        elif due_count:
             nxt = t + 1
         elif pending:
             nxt = min(nxt, pending[0][0])
