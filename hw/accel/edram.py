@@ -1,29 +1,34 @@
 """An eDRAM macro with a refresh controller: always-refresh or lifetime-aware (CAMEL).
 
-:class:`EdramMacro` is one array of ``rows`` words of ``width`` bits
-(:class:`amaranth.lib.memory.Memory`), one access port with a valid/ready handshake, and a
-refresh controller of one of the policies of :mod:`archsim.hw.models.edram_refresh`, whose
-module docstring is the specification (cycle conventions, the policies' exact rules, the
-proof that the lifetime controller keeps every live row's data within
-``retention_cycles``); :func:`~archsim.hw.models.edram_refresh.simulate_refresh` is its
-cycle-accurate reference and the tests hold the two equal.
+:class:`EdramMacro` is ``rows`` words of ``width`` bits in ``banks`` independent arrays
+(:class:`amaranth.lib.memory.Memory`, row ``r`` at local row ``r // banks`` of bank ``r %
+banks``), one access port with a valid/ready handshake, and per bank a refresh controller of
+one of the policies of :mod:`archsim.hw.models.edram_refresh`, whose module docstring is the
+specification (cycle conventions, banks, the policies' exact rules, the proof that the
+lifetime controller keeps every live row's data within ``retention_cycles``);
+:func:`~archsim.hw.models.edram_refresh.simulate_refresh` is its cycle-accurate reference and
+the tests hold the two equal.
 
 Members
 -------
 ``req_valid``, ``req_ready``, ``req_write``, ``req_release``, ``req_row``, ``req_wdata``
     A request is accepted in a cycle with ``req_valid`` and ``req_ready`` high. ``req_ready``
-    is low exactly in refresh cycles (the refresh takes the array). ``req_write`` high: write
+    is low exactly in the cycles in which ``req_row``'s bank refreshes (the refresh takes
+    that bank's array; it depends on ``req_row``). ``req_write`` high: write
     ``req_wdata`` to ``req_row`` (visible to reads from the next cycle; ``req_release`` is
     ignored). Low: read ``req_row``; with ``req_release`` the read is the data's last use
     and the row holds no live data after it. ``req_row`` must be below ``rows``.
 ``rsp_valid``, ``rsp_rdata``
     The data of a read accepted in cycle ``t``, with ``rsp_valid`` high, in cycle ``t + 1``
     (read latency 1 cycle); ``rsp_rdata`` holds until the next read's data.
-``refresh``, ``refresh_row``
-    High in a refresh cycle, with the row refreshed (observability for benches).
+``refresh`` (Out ``banks``), ``refresh_row`` (Out ``row_bits * banks``)
+    Bit ``b`` of ``refresh`` high when bank ``b`` refreshes this cycle, and field ``b``
+    (bits ``b * row_bits ..``) of ``refresh_row`` the global row it refreshes
+    (observability for benches; with one bank, one bit and one row).
 ``refreshes``, ``stolen_cycles``, ``accesses`` (Out 32)
-    Refresh operations, refresh cycles in which ``req_valid`` was high, and accepted
-    requests, in the cycles before the current one (wrapping).
+    Row refreshes over all banks (several may add in one cycle), cycles in which
+    ``req_valid`` was high and its bank refreshed, and accepted requests, in the cycles
+    before the current one (wrapping).
 ``violation`` (Out 1)
     Sticky: high from the cycle after the first cycle in which a valid row's data age (cycles
     since its last write or refresh) exceeded ``retention_cycles``. A shadow checker (an exact
@@ -64,12 +69,17 @@ class EdramMacro(wiring.Component):
     policy : {"always", "lifetime", "none"}
         The refresh controller.
     retention_cycles : int
-        Longest a row's data may go without a write or refresh, at least ``2 * rows``
+        Longest a row's data may go without a write or refresh, at least ``2 * rows //
+        banks``
         (e.g. :meth:`MemoryModel.retention_cycles
         <archsim.hw.models.memtech.MemoryModel.retention_cycles>`).
     tick_cycles : int
         ``"lifetime"``: cycles per tick of the age counters (coarser ticks, narrower
         counters), at most ``retention_cycles // 2``.
+    banks : int
+        Independent arrays, each with its own controller over its ``rows // banks`` rows: a
+        power of two dividing ``rows`` (then ``retention_cycles`` need only be at least
+        ``2 * rows // banks``).
 
     Raises
     ------

@@ -1,8 +1,18 @@
 """Cycle-accurate reference of the eDRAM macro's refresh controllers, and access traces.
 
-:class:`archsim.hw.accel.edram.EdramMacro` is one eDRAM array of ``rows`` rows behind one
-access port, with a refresh controller of one of three policies; this module is its reference
-model, written from the same specification (below), plus the access traces both run.
+:class:`archsim.hw.accel.edram.EdramMacro` is an eDRAM macro of ``rows`` rows in ``banks``
+independent arrays behind one access port, each bank with its own refresh controller of one
+of three policies; this module is its reference model, written from the same specification
+(below), plus the access traces both run.
+
+Banks
+-----
+``banks`` is a power of two dividing ``rows`` (default 1). Row ``r`` lives in bank ``r %
+banks`` at local row ``r // banks`` (the bank is the address's low bits, so consecutive rows
+spread over the banks). Each bank is an independent array of ``rows // banks`` local rows
+with its own controller of the macro's policy, applying the rules below to its local rows as
+a one-bank macro of ``rows // banks`` rows would. With ``banks = 1`` the macro is a single
+array and everything below reads as for one controller.
 
 Cycles
 ------
@@ -14,24 +24,30 @@ Access port and trace semantics
 An :class:`AccessTrace` is a sequence of requests ``(issue_cycle, kind, row, data)``, issue
 cycles non-decreasing, kind ``"write"``, ``"read"`` or ``"release"`` (a read that is the
 data's last use: the row holds no live data after it). Requests are served in order, one per
-cycle at most: request ``k`` is *presented* (``req_valid`` high with its fields) from cycle
-``p_k = max(issue_k, a_{k-1} + 1)`` (``p_0 = issue_0``) until the cycle ``a_k`` it is
-*accepted*: the first cycle ``>= p_k`` that is not a refresh cycle (``req_ready`` is low in
-a refresh cycle). The data of a read accepted in cycle ``a`` is on ``rsp_rdata`` with
+cycle at most, through the one port: request ``k`` is *presented* (``req_valid`` high with
+its fields) from cycle ``p_k = max(issue_k, a_{k-1} + 1)`` (``p_0 = issue_0``) until the
+cycle ``a_k`` it is *accepted*: the first cycle ``>= p_k`` in which its row's bank is not
+refreshing (``req_ready`` is low exactly then; other banks' refreshes do not block it). The data of a read accepted in cycle ``a`` is on ``rsp_rdata`` with
 ``rsp_valid`` in cycle ``a + 1`` (read latency 1). A trace may read or release a row only
 while it holds live data (written and not released since); that is checked when the trace
 is built.
 
 Refresh
 -------
-At most one row is refreshed per cycle; a refresh cycle takes the array, so a request
-presented in it waits: a *stolen cycle* (counted only when a request was waiting).
+Each bank refreshes at most one of its rows per cycle (so a cycle may refresh up to
+``banks`` rows); a refresh takes its bank's array, so a request to that bank presented in
+that cycle waits: a *stolen cycle* (counted, once, in each cycle in which the presented
+request's bank refreshes). ``refreshes`` counts row refreshes over all banks; the refresh
+records are (cycle, global row) pairs sorted by (cycle, row).
 
 ``"always"`` (the conventional controller)
-    With ``interval = retention_cycles // rows``, cycles ``t`` with ``(t + 1) % interval ==
-    0`` (the ``interval``-th, ``2 * interval``-th, ... cycle after reset) refresh rows ``0,
-    1, ..., rows - 1, 0, ...`` in turn, whatever they hold. Every row is refreshed every
-    ``rows * interval <= retention_cycles`` cycles, and a refresh is never postponed.
+    With ``interval = retention_cycles // (rows // banks)``, cycles ``t`` with ``(t + 1) %
+    interval == 0`` (the ``interval``-th, ``2 * interval``-th, ... cycle after reset)
+    refresh, in every bank, its local rows ``0, 1, ..., rows // banks - 1, 0, ...`` in turn,
+    whatever they hold. Every row is refreshed every ``(rows // banks) * interval <=
+    retention_cycles`` cycles, and a refresh is never postponed. The banks' controllers are
+    identical and start together, so their refresh cycles coincide: every refresh cycle
+    refreshes ``banks`` rows (local row ``j`` of each bank) and blocks every request.
 ``"lifetime"`` (CAMEL's idea: refresh only live data)
     Per row a ``valid`` bit (set by a write, cleared by a release) and an age counter in
     *ticks*: a prescaler pulses a tick in cycles ``t`` with ``t % tick_cycles ==
@@ -39,24 +55,29 @@ presented in it waits: a *stolen cycle* (counted only when a request was waiting
     one per tick otherwise, saturating at ``2 ** age_bits - 1`` with ``age_bits =
     ceil(log2(retention_cycles // tick_cycles + 1))``. A row is *due* when it is valid and
     its age is at least ``deadline_ticks = retention_cycles // tick_cycles - 1``; each cycle
-    the lowest-numbered due row (if any) is refreshed. Dead and never-written rows are never
-    refreshed.
+    each bank refreshes its lowest-numbered due row (if any). Dead and never-written rows
+    are never refreshed. Each bank has its own prescaler (identical, so the ticks coincide).
 ``"none"``
     No refresh: correct only for traces whose every lifetime is within the retention (the
     case CAMEL's reversible schedules aim for); it also exercises the retention checker.
 
 Why "lifetime" keeps every row's data within ``retention_cycles`` (``R``, tick ``T``,
-``D = R // T - 1 >= 1``): call a write or refresh of a row at cycle ``s`` an *event*. The
+``D = R // T - 1 >= 1``): the argument is per bank, since a bank's rows, ages, due rows and
+refreshes depend on other banks only through the cycles its own requests are accepted, and
+it holds for any such cycles. Within a bank, call a write or refresh of a row at cycle ``s``
+an *event*. The
 age counts the ticks in cycles ``s + 1 .. t - 1``, so the row is due from ``b = c_D + 1``,
 ``c_D`` being the ``D``-th tick after ``s``; the first tick is at most ``T`` cycles after
 ``s`` and the next ones every ``T``, so ``b <= s + D * T + 1``. Every due cycle ``b`` is a
 tick cycle plus one (a multiple of ``T``), and the rows due at ``b`` are those whose events
 fell in the ``T`` cycles before their common first tick: at most ``T`` rows, since there is
-at most one event per cycle. Refresh has priority over requests and serves one row per
-cycle, so the rows due at ``b`` are all refreshed in ``b .. b + T - 1``, before the next
+at most one event per cycle in a bank (the one port accepts at most one request per cycle,
+and none to a bank while it refreshes). The bank's refresh has priority over requests to it
+and serves one row per cycle, so the rows due at ``b`` are all refreshed in ``b .. b + T - 1``, before the next
 batch (at ``b + T``) is due. Hence a row is refreshed by ``s + D * T + 1 + T - 1 = s + T *
 (R // T) <= s + R``: no data ever gets older than ``R`` (with ``T = 1`` every row is
-refreshed exactly ``R`` cycles after its event, and no two rows are ever due together).
+refreshed exactly ``R`` cycles after its event, and no two rows of a bank are ever due
+together).
 
 Data age and the retention check
 --------------------------------
