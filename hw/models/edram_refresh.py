@@ -457,10 +457,6 @@ class RefreshParameters:
         """Bits of a row address within a bank."""
         return max(1, (self.rows_per_bank - 1).bit_length())
 
-    def bank_of(self, row: int) -> int:
-        """The bank holding ``row``: ``row % banks``."""
-        return row % self.banks
-
     @property
     def state_bits_per_row(self) -> int:
         """State the controller adds per row: ``"lifetime"`` a valid bit and an age counter,
