@@ -291,3 +291,93 @@ def test_csv_errors_name_file_line_field(tmp_path, body, message):
     assert message in str(info.value)
     with pytest.raises(ConfigError, match="cannot read the trace"):
         AccessTrace.read_csv(tmp_path / "missing.csv")
+
+
+# --- banks -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("rows", "banks", "retention", "end"), [
+    (16, 2, 64, 1000), (16, 4, 70, 999), (256, 4, 4096, 50_000), (256, 16, 4096, 20_000)])
+def test_banked_always_idle_refreshes_every_bank_every_interval(rows, banks, retention, end):
+    # Each bank refreshes its rows / banks local rows in turn every retention // (rows /
+    # banks) cycles, all banks in the same cycles: bank b's local row j is global j*B + b.
+    run = simulate_refresh(AccessTrace([]), rows=rows, policy="always",
+                           retention_cycles=retention, banks=banks, end_cycle=end)
+    interval = retention // (rows // banks)
+    assert run.refreshes == banks * (end // interval)
+    assert run.refresh_cycles == tuple(k * interval - 1 for k in range(1, end // interval + 1)
+                                       for _ in range(banks))
+    assert run.refresh_rows == tuple((k % (rows // banks)) * banks + b
+                                     for k in range(end // interval) for b in range(banks))
+    assert run.stolen_cycles == 0 and not run.violation
+
+
+def spaced(trace: AccessTrace, gap: int) -> AccessTrace:
+    """The trace's requests issued ``gap`` cycles apart (so a short wait of one request never
+    delays the next one's presentation)."""
+    return AccessTrace(Request(gap * i, r.kind, r.row, r.data) for i, r in enumerate(trace))
+
+
+@pytest.mark.parametrize(("policy", "tick"), [("always", 1), ("lifetime", 1), ("lifetime", 4)])
+@pytest.mark.parametrize("banks", [2, 4])
+def test_each_bank_refreshes_as_a_macro_of_its_own_rows(policy, tick, banks):
+    # Requests 12 cycles apart: every wait (at most rows / banks refreshes in a row) ends
+    # before the next request is issued, so no bank's traffic delays another's. Then bank b
+    # sees exactly a single-bank macro of rows / banks rows running bank b's sub-trace (rows
+    # r -> r // banks): same refreshes, same accept cycles, same stalls.
+    rows, retention = 16, 40
+    trace = spaced(AccessTrace.random(rows, 300, 21, max_gap_cycles=0), 12)
+    run = simulate_refresh(trace, rows=rows, policy=policy, retention_cycles=retention,
+                           tick_cycles=tick, banks=banks)
+    total_stolen = 0
+    for b in range(banks):
+        idx = [i for i, r in enumerate(trace) if r.row % banks == b]
+        sub = AccessTrace(Request(trace[i].issue_cycle, trace[i].kind, trace[i].row // banks,
+                                  trace[i].data) for i in idx)
+        alone = simulate_refresh(sub, rows=rows // banks, policy=policy,
+                                 retention_cycles=retention, tick_cycles=tick,
+                                 end_cycle=run.end_cycle)
+        mine = [(t, r // banks) for t, r in zip(run.refresh_cycles, run.refresh_rows,
+                                                strict=True) if r % banks == b]
+        assert mine == list(zip(alone.refresh_cycles, alone.refresh_rows, strict=True))
+        assert [run.accept_cycles[i] for i in idx] == list(alone.accept_cycles)
+        total_stolen += alone.stolen_cycles
+    assert run.stolen_cycles == total_stolen
+    assert run.refreshes > 10 * banks and not run.violation
+
+
+def test_banked_request_waits_only_for_its_own_bank():
+    # 8 rows, 2 banks, retention 16: each bank has 4 rows, interval 4, both banks refresh in
+    # cycles 3, 7, ...; with "lifetime" (tick 1) row 0 (bank 0) written in 0 is due in 16,
+    # so in cycle 16 a request to bank 1 (row 1) passes and one to bank 0 (row 2) waits.
+    trace = AccessTrace([(0, "write", 0, 5), (16, "write", 1, 6), (17, "write", 2, 7),
+                         (20, "release", 0, 0), (21, "release", 1, 0), (22, "release", 2, 0)])
+    run = simulate_refresh(trace, rows=8, policy="lifetime", retention_cycles=16, banks=2)
+    assert run.refresh_cycles == (16,) and run.refresh_rows == (0,)
+    assert run.accept_cycles == (0, 16, 17, 20, 21, 22) and run.stolen_cycles == 0
+    late = AccessTrace([(0, "write", 0, 5), (16, "write", 2, 7), (20, "release", 0, 0),
+                        (21, "release", 2, 0)])
+    run = simulate_refresh(late, rows=8, policy="lifetime", retention_cycles=16, banks=2)
+    assert run.accept_cycles == (0, 17, 20, 21) and run.stolen_cycles == 1
+    always = simulate_refresh(trace, rows=8, policy="always", retention_cycles=16, banks=2)
+    assert always.refresh_cycles[:4] == (3, 3, 7, 7)
+    assert always.refresh_rows[:4] == (0, 1, 2, 3)
+
+
+def test_banked_state_bits_and_errors():
+    # Per bank: "always" a timer of ceil(log2(interval)) and a pointer of ceil(log2(rows/B))
+    # bits; "lifetime" the same per-row state and a prescaler per bank.
+    always = refresh_parameters(rows=256, policy="always", retention_cycles=4096, banks=4)
+    assert always.interval_cycles == 64
+    assert always.controller_state_bits == 4 * (6 + 6)
+    life = refresh_parameters(rows=256, policy="lifetime", retention_cycles=4096,
+                              tick_cycles=64, banks=16)
+    assert life.state_bits_per_row == 8
+    assert life.controller_state_bits == 256 * 8 + 16 * 6
+    with pytest.raises(ValueError, match="^banks must be a power of two, not 3$"):
+        refresh_parameters(rows=12, policy="always", retention_cycles=64, banks=3)
+    with pytest.raises(ValueError, match=r"^rows \(4\) must be a multiple of banks \(8\)$"):
+        refresh_parameters(rows=4, policy="always", retention_cycles=64, banks=8)
+    with pytest.raises(ValueError, match=r"^banks must be in 1\.\.65536, not 0$"):
+        refresh_parameters(rows=4, policy="always", retention_cycles=64, banks=0)
+    with pytest.raises(ValueError, match=r"in 8\.\.4294967295 \(at least 2 \* rows // banks"):
+        refresh_parameters(rows=16, policy="always", retention_cycles=7, banks=4)
+    assert refresh_parameters(rows=16, policy="always", retention_cycles=8, banks=4)

@@ -79,3 +79,44 @@ def test_verilator_recorded_training_trace(tmp_path):
         assert run.accept_cycles == model.accept_cycles
         assert run.refresh_cycles == model.refresh_cycles
         assert run.read_data == model.read_data
+
+
+@pytest.mark.parametrize(("policy", "tick", "banks"), [("always", 1, 4), ("lifetime", 4, 2),
+                                                       ("lifetime", 1, 4)])
+def test_banked_player_in_pysim_equals_model(policy, tick, banks):
+    trace = AccessTrace.random(16, 250, 12, width=12)
+    model = simulate_refresh(trace, rows=16, policy=policy, retention_cycles=24,
+                             tick_cycles=tick, banks=banks)
+    run = run_edram_trace(trace, rows=16, width=12, policy=policy, retention_cycles=24,
+                          tick_cycles=tick, banks=banks, end_cycle=model.end_cycle)
+    assert run.done and not run.violation
+    assert run.accept_cycles == model.accept_cycles
+    assert run.read_data == model.read_data
+    assert run.refresh_cycles == model.refresh_cycles
+    assert run.refresh_rows == model.refresh_rows
+    assert (run.refreshes, run.stolen_cycles, run.accesses) == \
+        (model.refreshes, model.stolen_cycles, model.accesses)
+    assert model.refreshes > len(set(model.refresh_cycles)) or policy == "lifetime"
+
+
+@pytest.mark.slow
+def test_verilator_recorded_training_trace_four_banks(tmp_path):
+    # The recorded training-like trace of the single-bank test, on 4 banks.
+    rows, retention, banks = 64, 1024, 4
+    recorded = AccessTrace.training_like(rows=rows, layers=5, rows_per_tensor=8, seed=3,
+                                         compute_cycles=256)
+    trace = AccessTrace.read_csv(recorded.write_csv(tmp_path / "training.csv"))
+    for policy, tick in (("always", 1), ("lifetime", 16)):
+        model = simulate_refresh(trace, rows=rows, policy=policy, retention_cycles=retention,
+                                 tick_cycles=tick, banks=banks)
+        assert model.refreshes > 0
+        run = run_edram_trace(trace, rows=rows, width=16, policy=policy,
+                              retention_cycles=retention, tick_cycles=tick, banks=banks,
+                              end_cycle=model.end_cycle, backend="verilator")
+        assert run.done and not run.violation
+        assert (run.refreshes, run.stolen_cycles, run.accesses) == \
+            (model.refreshes, model.stolen_cycles, model.accesses)
+        assert run.accept_cycles == model.accept_cycles
+        assert run.refresh_cycles == model.refresh_cycles
+        assert run.refresh_rows == model.refresh_rows
+        assert run.read_data == model.read_data

@@ -1,8 +1,18 @@
 """Cycle-accurate reference of the eDRAM macro's refresh controllers, and access traces.
 
-:class:`archsim.hw.accel.edram.EdramMacro` is one eDRAM array of ``rows`` rows behind one
-access port, with a refresh controller of one of three policies; this module is its reference
-model, written from the same specification (below), plus the access traces both run.
+:class:`archsim.hw.accel.edram.EdramMacro` is an eDRAM macro of ``rows`` rows in ``banks``
+independent arrays behind one access port, each bank with its own refresh controller of one
+of three policies; this module is its reference model, written from the same specification
+(below), plus the access traces both run.
+
+Banks
+-----
+``banks`` is a power of two dividing ``rows`` (default 1). Row ``r`` lives in bank ``r %
+banks`` at local row ``r // banks`` (the bank is the address's low bits, so consecutive rows
+spread over the banks). Each bank is an independent array of ``rows // banks`` local rows
+with its own controller of the macro's policy, applying the rules below to its local rows as
+a one-bank macro of ``rows // banks`` rows would. With ``banks = 1`` the macro is a single
+array and everything below reads as for one controller.
 
 Cycles
 ------
@@ -14,24 +24,30 @@ Access port and trace semantics
 An :class:`AccessTrace` is a sequence of requests ``(issue_cycle, kind, row, data)``, issue
 cycles non-decreasing, kind ``"write"``, ``"read"`` or ``"release"`` (a read that is the
 data's last use: the row holds no live data after it). Requests are served in order, one per
-cycle at most: request ``k`` is *presented* (``req_valid`` high with its fields) from cycle
-``p_k = max(issue_k, a_{k-1} + 1)`` (``p_0 = issue_0``) until the cycle ``a_k`` it is
-*accepted*: the first cycle ``>= p_k`` that is not a refresh cycle (``req_ready`` is low in
-a refresh cycle). The data of a read accepted in cycle ``a`` is on ``rsp_rdata`` with
+cycle at most, through the one port: request ``k`` is *presented* (``req_valid`` high with
+its fields) from cycle ``p_k = max(issue_k, a_{k-1} + 1)`` (``p_0 = issue_0``) until the
+cycle ``a_k`` it is *accepted*: the first cycle ``>= p_k`` in which its row's bank is not
+refreshing (``req_ready`` is low exactly then; other banks' refreshes do not block it). The data of a read accepted in cycle ``a`` is on ``rsp_rdata`` with
 ``rsp_valid`` in cycle ``a + 1`` (read latency 1). A trace may read or release a row only
 while it holds live data (written and not released since); that is checked when the trace
 is built.
 
 Refresh
 -------
-At most one row is refreshed per cycle; a refresh cycle takes the array, so a request
-presented in it waits: a *stolen cycle* (counted only when a request was waiting).
+Each bank refreshes at most one of its rows per cycle (so a cycle may refresh up to
+``banks`` rows); a refresh takes its bank's array, so a request to that bank presented in
+that cycle waits: a *stolen cycle* (counted, once, in each cycle in which the presented
+request's bank refreshes). ``refreshes`` counts row refreshes over all banks; the refresh
+records are (cycle, global row) pairs sorted by (cycle, row).
 
 ``"always"`` (the conventional controller)
-    With ``interval = retention_cycles // rows``, cycles ``t`` with ``(t + 1) % interval ==
-    0`` (the ``interval``-th, ``2 * interval``-th, ... cycle after reset) refresh rows ``0,
-    1, ..., rows - 1, 0, ...`` in turn, whatever they hold. Every row is refreshed every
-    ``rows * interval <= retention_cycles`` cycles, and a refresh is never postponed.
+    With ``interval = retention_cycles // (rows // banks)``, cycles ``t`` with ``(t + 1) %
+    interval == 0`` (the ``interval``-th, ``2 * interval``-th, ... cycle after reset)
+    refresh, in every bank, its local rows ``0, 1, ..., rows // banks - 1, 0, ...`` in turn,
+    whatever they hold. Every row is refreshed every ``(rows // banks) * interval <=
+    retention_cycles`` cycles, and a refresh is never postponed. The banks' controllers are
+    identical and start together, so their refresh cycles coincide: every refresh cycle
+    refreshes ``banks`` rows (local row ``j`` of each bank) and blocks every request.
 ``"lifetime"`` (CAMEL's idea: refresh only live data)
     Per row a ``valid`` bit (set by a write, cleared by a release) and an age counter in
     *ticks*: a prescaler pulses a tick in cycles ``t`` with ``t % tick_cycles ==
@@ -39,24 +55,29 @@ presented in it waits: a *stolen cycle* (counted only when a request was waiting
     one per tick otherwise, saturating at ``2 ** age_bits - 1`` with ``age_bits =
     ceil(log2(retention_cycles // tick_cycles + 1))``. A row is *due* when it is valid and
     its age is at least ``deadline_ticks = retention_cycles // tick_cycles - 1``; each cycle
-    the lowest-numbered due row (if any) is refreshed. Dead and never-written rows are never
-    refreshed.
+    each bank refreshes its lowest-numbered due row (if any). Dead and never-written rows
+    are never refreshed. Each bank has its own prescaler (identical, so the ticks coincide).
 ``"none"``
     No refresh: correct only for traces whose every lifetime is within the retention (the
     case CAMEL's reversible schedules aim for); it also exercises the retention checker.
 
 Why "lifetime" keeps every row's data within ``retention_cycles`` (``R``, tick ``T``,
-``D = R // T - 1 >= 1``): call a write or refresh of a row at cycle ``s`` an *event*. The
+``D = R // T - 1 >= 1``): the argument is per bank, since a bank's rows, ages, due rows and
+refreshes depend on other banks only through the cycles its own requests are accepted, and
+it holds for any such cycles. Within a bank, call a write or refresh of a row at cycle ``s``
+an *event*. The
 age counts the ticks in cycles ``s + 1 .. t - 1``, so the row is due from ``b = c_D + 1``,
 ``c_D`` being the ``D``-th tick after ``s``; the first tick is at most ``T`` cycles after
 ``s`` and the next ones every ``T``, so ``b <= s + D * T + 1``. Every due cycle ``b`` is a
 tick cycle plus one (a multiple of ``T``), and the rows due at ``b`` are those whose events
 fell in the ``T`` cycles before their common first tick: at most ``T`` rows, since there is
-at most one event per cycle. Refresh has priority over requests and serves one row per
-cycle, so the rows due at ``b`` are all refreshed in ``b .. b + T - 1``, before the next
+at most one event per cycle in a bank (the one port accepts at most one request per cycle,
+and none to a bank while it refreshes). The bank's refresh has priority over requests to it
+and serves one row per cycle, so the rows due at ``b`` are all refreshed in ``b .. b + T - 1``, before the next
 batch (at ``b + T``) is due. Hence a row is refreshed by ``s + D * T + 1 + T - 1 = s + T *
 (R // T) <= s + R``: no data ever gets older than ``R`` (with ``T = 1`` every row is
-refreshed exactly ``R`` cycles after its event, and no two rows are ever due together).
+refreshed exactly ``R`` cycles after its event, and no two rows of a bank are ever due
+together).
 
 Data age and the retention check
 --------------------------------
@@ -392,11 +413,18 @@ class RefreshParameters:
     policy: str
     retention_cycles: int
     tick_cycles: int
+    banks: int = 1
+
+    @property
+    def rows_per_bank(self) -> int:
+        """Local rows of each bank, ``rows // banks``."""
+        return self.rows // self.banks
 
     @property
     def interval_cycles(self) -> int:
-        """``"always"``: cycles between two refreshes, ``retention_cycles // rows``."""
-        return self.retention_cycles // self.rows
+        """``"always"``: cycles between two refreshes of a bank,
+        ``retention_cycles // rows_per_bank`` (every bank refreshes in the same cycles)."""
+        return self.retention_cycles // self.rows_per_bank
 
     @property
     def retention_ticks(self) -> int:
@@ -420,6 +448,16 @@ class RefreshParameters:
         return max(1, (self.rows - 1).bit_length())
 
     @property
+    def bank_bits(self) -> int:
+        """Bits of a bank number (0 with one bank): the low bits of a row address."""
+        return (self.banks - 1).bit_length()
+
+    @property
+    def local_row_bits(self) -> int:
+        """Bits of a row address within a bank."""
+        return max(1, (self.rows_per_bank - 1).bit_length())
+
+    @property
     def state_bits_per_row(self) -> int:
         """State the controller adds per row: ``"lifetime"`` a valid bit and an age counter,
         the others none."""
@@ -427,13 +465,16 @@ class RefreshParameters:
 
     @property
     def controller_state_bits(self) -> int:
-        """Every state bit of the controller (the retention checker, a verification aid,
-        excluded): ``"lifetime"`` the per-row state plus the tick prescaler; ``"always"``
-        its interval timer and row pointer; ``"none"`` 0."""
+        """Every state bit of the controllers, summed over the banks (the retention
+        checker, a verification aid, excluded): per bank, ``"lifetime"`` the per-row state
+        of its rows plus its tick prescaler; ``"always"`` its interval timer and row
+        pointer; ``"none"`` 0."""
         if self.policy == "lifetime":
-            return self.rows * self.state_bits_per_row + (self.tick_cycles - 1).bit_length()
+            return self.rows * self.state_bits_per_row \
+                + self.banks * (self.tick_cycles - 1).bit_length()
         if self.policy == "always":
-            return (self.interval_cycles - 1).bit_length() + (self.rows - 1).bit_length()
+            return self.banks * ((self.interval_cycles - 1).bit_length()
+                                 + (self.rows_per_bank - 1).bit_length())
         return 0
 
     def due_cycle(self, event_cycle: int) -> int:
@@ -445,7 +486,7 @@ class RefreshParameters:
 
 
 def refresh_parameters(*, rows: int, policy: str, retention_cycles: int,
-                       tick_cycles: int = 1) -> RefreshParameters:
+                       tick_cycles: int = 1, banks: int = 1) -> RefreshParameters:
     """Validate a macro's refresh parameters (the messages :class:`EdramMacro
     <archsim.hw.accel.edram.EdramMacro>` raises too).
 
@@ -454,7 +495,8 @@ def refresh_parameters(*, rows: int, policy: str, retention_cycles: int,
     TypeError
         A parameter is not an int.
     ValueError
-        ``rows`` outside ``1..MAX_ROWS``; ``retention_cycles`` under ``2 * rows`` (every row
+        ``rows`` outside ``1..MAX_ROWS``; ``banks`` not a power of two or not dividing
+        ``rows``; ``retention_cycles`` under ``2 * rows // banks`` (every row of a bank
         must be refreshable within it with every other cycle free for requests);
         ``tick_cycles`` over ``retention_cycles // 2`` (the deadline must be at least one
         tick).
@@ -462,21 +504,28 @@ def refresh_parameters(*, rows: int, policy: str, retention_cycles: int,
         Unknown ``policy`` (``field="policy"``, the allowed ones listed).
     """
     check_int("rows", rows, 1, MAX_ROWS)
+    check_int("banks", banks, 1, MAX_ROWS)
+    if banks & (banks - 1):
+        raise ValueError(f"banks must be a power of two, not {banks}")
+    if rows % banks:
+        raise ValueError(f"rows ({rows}) must be a multiple of banks ({banks})")
     if policy not in POLICIES:
         raise ConfigError(f"unknown refresh policy {policy!r}", field="policy",
                           allowed=list(POLICIES))
     if isinstance(retention_cycles, bool) or not isinstance(retention_cycles, int):
         raise TypeError(f"retention_cycles must be an int, not {retention_cycles!r}")
-    if not 2 * rows <= retention_cycles <= _MAX_CYCLE:
-        raise ValueError(f"retention_cycles must be in {2 * rows}..{_MAX_CYCLE} (at least "
-                         f"2 * rows, so every row is refreshed within it with every other "
-                         f"cycle free), not {retention_cycles}")
+    per_bank = rows // banks
+    if not 2 * per_bank <= retention_cycles <= _MAX_CYCLE:
+        what = "2 * rows" if banks == 1 else "2 * rows // banks"
+        raise ValueError(f"retention_cycles must be in {2 * per_bank}..{_MAX_CYCLE} (at "
+                         f"least {what}, so every row is refreshed within it with every "
+                         f"other cycle free), not {retention_cycles}")
     check_positive("tick_cycles", tick_cycles)
     if tick_cycles > retention_cycles // 2:
         raise ValueError(f"tick_cycles must be at most retention_cycles // 2 "
                          f"({retention_cycles // 2}), so the deadline is at least one tick, "
                          f"not {tick_cycles}")
-    return RefreshParameters(rows, policy, retention_cycles, tick_cycles)
+    return RefreshParameters(rows, policy, retention_cycles, tick_cycles, banks)
 
 
 @dataclass(frozen=True)
@@ -492,9 +541,10 @@ class RefreshRun:
     read_data : tuple of int
         The word each read or release returned, in trace order of those requests.
     refresh_cycles, refresh_rows : tuple of int
-        Every refresh: its cycle and its row.
+        Every row refresh: its cycle and its (global) row, sorted by (cycle, row); with
+        several banks a cycle may appear several times.
     stolen_cycles : int
-        Refresh cycles in which a request was presented (and so waited).
+        Cycles in which a presented request waited because its bank was refreshing.
     max_age_cycles : int
         Oldest data age any valid row reached (module docstring), 0 when none was valid.
     violation_cycle : int or None
@@ -513,7 +563,7 @@ class RefreshRun:
 
     @property
     def refreshes(self) -> int:
-        """Refresh operations."""
+        """Row refresh operations, over all banks."""
         return len(self.refresh_cycles)
 
     @property
@@ -536,18 +586,23 @@ class RefreshRun:
         """The refresh policy."""
         return self.parameters.policy
 
+    @property
+    def banks(self) -> int:
+        """Banks of the macro."""
+        return self.parameters.banks
+
 
 def simulate_refresh(trace: AccessTrace, *, rows: int, policy: str, retention_cycles: int,
-                     tick_cycles: int = 1, end_cycle: int | None = None,
+                     tick_cycles: int = 1, banks: int = 1, end_cycle: int | None = None,
                      allow_violation: bool = False) -> RefreshRun:
-    """Run ``trace`` on the macro's controller, cycle by cycle (the module docstring's rules).
+    """Run ``trace`` on the macro's controllers, cycle by cycle (the module docstring's rules).
 
     Idle stretches are skipped (nothing changes in them but ages), so long runs are cheap.
 
     Parameters
     ----------
     trace : AccessTrace
-    rows, policy, retention_cycles, tick_cycles
+    rows, policy, retention_cycles, tick_cycles, banks
         As :func:`refresh_parameters` takes them.
     end_cycle : int, optional
         Cycles simulated (``0 .. end_cycle - 1``); default the cycle after the last response
@@ -564,7 +619,7 @@ def simulate_refresh(trace: AccessTrace, *, rows: int, policy: str, retention_cy
         A valid row's data age exceeded ``retention_cycles`` (names the row and cycle).
     """
     p = refresh_parameters(rows=rows, policy=policy, retention_cycles=retention_cycles,
-                           tick_cycles=tick_cycles)
+                           tick_cycles=tick_cycles, banks=banks)
     if trace.max_row >= rows:
         raise ValueError(f"the trace touches row {trace.max_row}; the macro has {rows} rows")
     if end_cycle is not None:
@@ -577,8 +632,10 @@ def simulate_refresh(trace: AccessTrace, *, rows: int, policy: str, retention_cy
     stored = [0] * rows          # the word each row holds
     version = [0] * rows         # invalidates a row's stale entries in `pending`
     pending: list[tuple[int, int, int]] = []   # "lifetime": (due cycle, row, version)
-    due_now: list[int] = []      # "lifetime": rows due, lowest first
-    pointer = 0                  # "always": next row
+    # "lifetime": per bank, its rows due, lowest first (global order = local order in a bank).
+    due_now: list[list[int]] = [[] for _ in range(banks)]
+    due_count = 0                # rows in all of due_now
+    pointer = 0                  # "always": next local row (the same in every bank)
     interval = p.interval_cycles
 
     accept: list[int] = []
@@ -615,22 +672,27 @@ def simulate_refresh(trace: AccessTrace, *, rows: int, policy: str, retention_cy
         while pending and pending[0][0] <= t:
             _, row, ver = heapq.heappop(pending)
             if ver == version[row] and valid[row]:
-                heapq.heappush(due_now, row)
-        row = -1
+                heapq.heappush(due_now[row % banks], row)
+                due_count += 1
+        refreshed: list[int] = []   # this cycle's rows, ascending
         if p.policy == "always" and (t + 1) % interval == 0:
-            row, pointer = pointer, (pointer + 1) % rows
-        elif p.policy == "lifetime" and due_now:
-            # (No request is accepted while a row is due, so a due row is still valid.)
-            row = heapq.heappop(due_now)
+            refreshed = [pointer * banks + b for b in range(banks)]
+            pointer = (pointer + 1) % p.rows_per_bank
+        elif p.policy == "lifetime" and due_count:
+            # (No request reaches a bank while one of its rows is due, so a due row is still
+            # valid.)
+            refreshed = sorted(heapq.heappop(q) for q in due_now if q)
+            due_count -= len(refreshed)
         waiting = k < n and t >= present
-        if row >= 0:
+        busy = waiting and any(row % banks == reqs[k].row % banks for row in refreshed)
+        for row in refreshed:
             refresh_cycles.append(t)
             refresh_rows.append(row)
-            stolen += waiting
             if valid[row]:
                 aged(row, t)
             restored(row, t)
-        elif waiting:
+        stolen += busy
+        if waiting and not busy:
             r = reqs[k]
             if valid[r.row]:
                 aged(r.row, t)
@@ -655,7 +717,7 @@ def simulate_refresh(trace: AccessTrace, *, rows: int, policy: str, retention_cy
             nxt = min(nxt, present)
         if p.policy == "always":
             nxt = min(nxt, ((t + 1) // interval + 1) * interval - 1)
-        elif due_now:
+        elif due_count:
             nxt = t + 1
         elif pending:
             nxt = min(nxt, pending[0][0])

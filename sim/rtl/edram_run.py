@@ -41,14 +41,16 @@ class EdramTracePlayer(wiring.Component):
     """An :class:`~archsim.hw.accel.edram.EdramMacro` driven by a trace from a ROM.
 
     Outputs: ``accept`` (a request accepted this cycle), ``done`` (every request accepted),
-    and the macro's ``rsp_valid``, ``rsp_rdata``, ``refresh``, ``refresh_row``,
-    ``refreshes``, ``stolen_cycles``, ``accesses`` and ``violation``.
+    and the macro's ``rsp_valid``, ``rsp_rdata``, ``refresh`` (a bit per bank),
+    ``refresh_row`` (a global row per bank), ``refreshes``, ``stolen_cycles``, ``accesses``
+    and ``violation``.
     """
 
     def __init__(self, trace: AccessTrace, *, rows: int, width: int, policy: str,
-                 retention_cycles: int, tick_cycles: int = 1) -> None:
+                 retention_cycles: int, tick_cycles: int = 1, banks: int = 1) -> None:
         self.macro = EdramMacro(rows=rows, width=width, policy=policy,
-                                retention_cycles=retention_cycles, tick_cycles=tick_cycles)
+                                retention_cycles=retention_cycles, tick_cycles=tick_cycles,
+                                banks=banks)
         problem = (f"the trace touches row {trace.max_row}; the macro has {rows} rows"
                    if trace.max_row >= rows else
                    f"the trace writes {trace.max_data}, wider than width {width}"
@@ -61,7 +63,7 @@ class EdramTracePlayer(wiring.Component):
         rb = self.macro.parameters.row_bits
         super().__init__({
             "accept": Out(1), "done": Out(1), "rsp_valid": Out(1), "rsp_rdata": Out(width),
-            "refresh": Out(1), "refresh_row": Out(rb),
+            "refresh": Out(banks), "refresh_row": Out(rb * banks),
             "refreshes": Out(COUNTER_WIDTH), "stolen_cycles": Out(COUNTER_WIDTH),
             "accesses": Out(COUNTER_WIDTH), "violation": Out(1),
         })
@@ -117,7 +119,8 @@ class EdramTraceResult:
     read_data : tuple of int or None
         ``rsp_rdata`` in every cycle ``rsp_valid`` was high, in order.
     refresh_cycles, refresh_rows : tuple of int or None
-        Every refresh cycle and its row.
+        Every row refresh: its cycle and its global row, sorted by (cycle, row) (several
+        per cycle with several banks).
     refreshes, stolen_cycles, accesses : int
         The macro's counters after the last cycle.
     violation : bool
@@ -146,13 +149,14 @@ class EdramTraceResult:
 
 def run_edram_trace(trace: AccessTrace, *, rows: int, width: int, policy: str,
                     retention_cycles: int, end_cycle: int, tick_cycles: int = 1,
-                    backend: str = "pysim", record: bool = True) -> EdramTraceResult:
+                    banks: int = 1, backend: str = "pysim",
+                    record: bool = True) -> EdramTraceResult:
     """Simulate ``trace`` on an :class:`EdramMacro` for cycles ``0 .. end_cycle - 1``.
 
     Parameters
     ----------
     trace : AccessTrace
-    rows, width, policy, retention_cycles, tick_cycles
+    rows, width, policy, retention_cycles, tick_cycles, banks
         The macro's parameters.
     end_cycle : int
         Cycles simulated, e.g. :attr:`RefreshRun.end_cycle
@@ -175,7 +179,8 @@ def run_edram_trace(trace: AccessTrace, *, rows: int, width: int, policy: str,
     check_int("end_cycle", end_cycle, 0, (1 << _CYCLE_BITS) - 1)
     check_bool("record", record)
     player = EdramTracePlayer(trace, rows=rows, width=width, policy=policy,
-                              retention_cycles=retention_cycles, tick_cycles=tick_cycles)
+                              retention_cycles=retention_cycles, tick_cycles=tick_cycles,
+                              banks=banks)
     outputs = list(RECORDED) + ["violation"] if record else []
     result = simulate(player, {}, outputs, cycles=end_cycle, backend=backend,
                       name="edram_player")
@@ -187,9 +192,13 @@ def run_edram_trace(trace: AccessTrace, *, rows: int, width: int, policy: str,
         out = {k: np.asarray(v) for k, v in result.outputs.items()}
         fields["accept_cycles"] = tuple(int(c) for c in np.flatnonzero(out["accept"]))
         fields["read_data"] = tuple(int(d) for d in out["rsp_rdata"][out["rsp_valid"] != 0])
-        refresh = np.flatnonzero(out["refresh"])
-        fields["refresh_cycles"] = tuple(int(c) for c in refresh)
-        fields["refresh_rows"] = tuple(int(r) for r in out["refresh_row"][refresh])
+        # Each refreshing bank's field of refresh_row holds its global row.
+        rb = player.macro.parameters.row_bits
+        records = sorted((int(c), int(out["refresh_row"][c]) >> (b * rb) & ((1 << rb) - 1))
+                         for c in np.flatnonzero(out["refresh"])
+                         for b in range(banks) if int(out["refresh"][c]) >> b & 1)
+        fields["refresh_cycles"] = tuple(c for c, _ in records)
+        fields["refresh_rows"] = tuple(r for _, r in records)
         high = np.flatnonzero(out["violation"])
         if high.size:
             violation_cycle = int(high[0]) - 1
