@@ -123,14 +123,16 @@ def test_recorded_trace_in_verilator_equals_the_model(small_camel_run):
     # 16 KiB rows: the 1 MiB buffer's tensors fit in 256 of them (rounded up per tensor).
     trace = edram_access_trace(run.lifetimes, names=run.allocation.resident, row_bytes=16384,
                                rows=256, clock_hz=1e9)
-    for policy in ("lifetime", "always"):
-        model = simulate_refresh(trace, rows=256, policy=policy, retention_cycles=retention)
+    # One array, and four banks refreshing in parallel (the study's sub-array refresh).
+    for banks, policy in ((1, "lifetime"), (1, "always"), (4, "lifetime")):
+        model = simulate_refresh(trace, rows=256, policy=policy, retention_cycles=retention,
+                                 banks=banks)
         rtl = run_edram_trace(trace, rows=256, width=16, policy=policy,
                               retention_cycles=retention, end_cycle=model.end_cycle,
-                              backend="verilator", record=False)
+                              banks=banks, backend="verilator", record=False)
         assert rtl.done
         assert (rtl.refreshes, rtl.stolen_cycles, rtl.accesses) == \
-            (model.refreshes, model.stolen_cycles, model.accesses), policy
+            (model.refreshes, model.stolen_cycles, model.accesses), (banks, policy)
         assert not rtl.violation
 
 
