@@ -96,7 +96,10 @@ def fc(x: F32, w: F32, b: F32, *, relu: bool) -> F32:
 
 
 def _sigmoid(x: F32) -> F32:
-    return (0.5 * (1.0 + np.tanh(0.5 * x))).astype(np.float32)
+    # exp of a non-positive argument only: no overflow, and small probabilities keep their
+    # relative precision (1 - tanh would cancel).
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(np.float32)
 
 
 def gru_layer(x: F32, w: F32, r: F32, b: F32, h0: F32 | None = None) -> F32:
