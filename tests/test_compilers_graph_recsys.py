@@ -51,7 +51,10 @@ def _flops_per_sample(name: str) -> float:
         return (sls + _mlp_flops([bot[0] + t * d, *top], True)
                 + _mlp_flops([512, 256, 128], False))  # arch_mlp_tasks, one task
     if name == "NCF":
-        return sls + _mlp_flops(top, False)
+        # ncf.py: MF pair summed (d adds); MLP pair concatenated, 2d -> top[:-1] with ReLU;
+        # final FC over [MF, MLP out] -> top[-1].
+        return (sls + d + _mlp_flops([2 * d, *top[:-1]], True)
+                + _mlp_flops([d + top[-2], top[-1]], False))
     if name == "DIN":
         nb = t - 3
         att = nb * (d + _mlp_flops([3 * d, 1, d], True)) + (nb - 1) * d
@@ -112,6 +115,9 @@ def test_graph_operators_per_family() -> None:
 
 
 def test_parameters_closed_form() -> None:
+    ncf = RECSYS_MODELS["NCF"]
+    mlp = (128 * 256 + 256) + (256 * 256 + 256) + (256 * 128 + 128) + (128 * 64 + 64)
+    assert ncf.num_params == (280_000 + 56_000) * 64 + mlp + (128 * 64 + 64)
     c = RECSYS_MODELS["DLRM-RMC1"]
     fc = (128 * 64 + 64) + (64 * 32 + 32) + (288 * 256 + 256) + (256 * 64 + 64) + (64 + 1)
     assert c.num_params == 8 * 4_000_000 * 32 + fc
@@ -143,8 +149,10 @@ def test_bad_inputs() -> None:
     with pytest.raises(ConfigError, match=r"field 'lookups_per_table': must be > 0, not 0") as e:
         RecModelConfig(**{**base, "lookups_per_table": 0})
     assert e.value.field == "lookups_per_table"
-    with pytest.raises(ConfigError, match=r"field 'top_mlp': ncf top_mlp must start at tables\*dim = 256"):
-        RecModelConfig(**{**base, "top_mlp": (128, 64)})
+    with pytest.raises(ConfigError, match=r"field 'table_rows': ncf needs exactly 4 tables \(2 "
+                                          r"matrix-factorisation, 2 MLP\) and at least 2 "
+                                          r"top_mlp widths, got 3 and 5"):
+        RecModelConfig(**{**base, "table_rows": (10, 10, 10)})
     din = RECSYS_MODELS["DIN"].model_dump()
     with pytest.raises(ConfigError, match=r"field 'table_rows': din needs at least 4 tables \(profile, behaviour, "
                                           r"ad, context\), got 3"):

@@ -115,15 +115,16 @@ def test_forward_runs_every_model(name: str) -> None:
     assert set(timings) <= set(OP_GROUPS) and {"sls", "fc", "concat"} <= set(timings)
 
 
-def test_ncf_forward_is_concat_then_mlp() -> None:
+def test_ncf_forward_by_hand() -> None:
     c = RECSYS_MODELS["NCF"]
     m = RecModel(c, seed=2, table_rows_cap=CAP)
     x = random_inputs(c, 3, 9, table_rows_cap=CAP)
-    h = np.concatenate([m.tables[t][x.indices[t]] for t in range(4)], axis=1).astype(float)
-    for j, (w, b) in enumerate(m.top):
-        h = h @ w + b
-        if j < len(m.top) - 1:
-            h = np.maximum(h, 0)
+    e = [m.tables[t][x.indices[t]].astype(float) for t in range(4)]
+    h = np.concatenate([e[2], e[3]], axis=1)
+    for w, b in m.top:
+        h = np.maximum(h @ w + b, 0)
+    (w, b), = m.final
+    h = np.concatenate([e[0] + e[1], h], axis=1) @ w + b
     np.testing.assert_allclose(m.forward(x.dense, x.indices, x.lengths).logits, h, rtol=1e-4,
                                atol=1e-5)
 

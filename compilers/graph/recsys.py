@@ -15,8 +15,10 @@ Structure per family (``kind``):
   concat of dense and pooled embeddings, top MLP; MT-WnD then runs ``num_tasks`` towers of
   ``task_mlp`` widths (assumed: the tower string's first width is the tower's input).
   The wide (linear) part is not modelled (assumed: negligible next to the deep part).
-* ``ncf``: the top MLP's first width is its input, the concat of the four embeddings
-  (4 x 64 = 256); the dense input is unused (assumed).
+* ``ncf`` (``ncf.py``): tables 0-1 are the matrix-factorisation pair, summed (the authors'
+  code sums, its comment says multiply); tables 2-3 are concatenated (``2d``) into the MLP
+  ``2d -> top_mlp[:-1]`` (ReLU); the MF vector and the MLP output are concatenated into a
+  final FC ``d + top_mlp[-2] -> top_mlp[-1]``. The dense input is unused.
 * ``din``: tables = user profile, ``behavior_tables`` copies of the user-behaviour table,
   candidate ad, context (``utils/utils.py`` replicates the second table
   ``user_behavior_tables`` times). Attention per behaviour (``din.py``
@@ -76,8 +78,8 @@ class RecModelConfig(BaseModel):
         ``arch_mlp_bot`` widths, dense input first (one width = no layers). For DIN it is the
         attention unit's hidden widths.
     top_mlp
-        ``arch_mlp_top`` widths after the (derived) interaction width; for NCF the first
-        width is the input (see module docstring).
+        ``arch_mlp_top`` widths after the (derived) interaction width (for NCF the last
+        width is the final predictor's, see the module docstring).
     task_mlp
         MT-WnD tower widths (``arch_mlp_tasks``), input first.
     num_tasks
@@ -118,9 +120,10 @@ class RecModelConfig(BaseModel):
         if self.kind in ("din", "dien") and self.num_tables < 4:
             raise ConfigError(f"{self.kind} needs at least 4 tables (profile, behaviour, ad, "
                               f"context), got {self.num_tables}", field="table_rows")
-        if self.kind == "ncf" and self.top_mlp[0] != self.num_tables * self.embedding_dim:
-            raise ConfigError(f"ncf top_mlp must start at tables*dim = "
-                              f"{self.num_tables * self.embedding_dim}", field="top_mlp")
+        if self.kind == "ncf" and (self.num_tables != 4 or len(self.top_mlp) < 2):
+            raise ConfigError(f"ncf needs exactly 4 tables (2 matrix-factorisation, 2 MLP) and "
+                              f"at least 2 top_mlp widths, got {self.num_tables} and "
+                              f"{len(self.top_mlp)}", field="table_rows")
         if self.kind == "mtwnd" and (len(self.task_mlp) < 2
                                      or self.task_mlp[0] != self.top_mlp[-1]):
             raise ConfigError(f"mtwnd task_mlp must start at top_mlp's last width "
@@ -167,15 +170,23 @@ class RecModelConfig(BaseModel):
         if self.kind in ("wnd", "mtwnd"):
             return self.bottom_mlp[0] + self.num_tables * d
         if self.kind == "ncf":
-            return self.num_tables * d
+            return 2 * d  # the MLP branch's two tables
         if self.kind == "din":
             return 4 * d
         return self.hidden_size + 3 * d
 
     @property
     def top_layers(self) -> list[tuple[int, int]]:
-        w = self.top_mlp if self.kind == "ncf" else (self.interaction_width, *self.top_mlp)
+        top = self.top_mlp[:-1] if self.kind == "ncf" else self.top_mlp
+        w = (self.interaction_width, *top)
         return list(zip(w[:-1], w[1:], strict=True))
+
+    @property
+    def final_layers(self) -> list[tuple[int, int]]:
+        """NCF's predictor over ``[MF sum, MLP output]``; empty for other kinds."""
+        if self.kind != "ncf":
+            return []
+        return [(self.embedding_dim + self.top_mlp[-2], self.top_mlp[-1])]
 
     @property
     def task_layers(self) -> list[tuple[int, int]]:
@@ -199,7 +210,7 @@ class RecModelConfig(BaseModel):
     @property
     def dense_params(self) -> int:
         """FC weights and biases, GRU weights."""
-        fc = sum(i * o + o for i, o in self.bottom_layers + self.top_layers)
+        fc = sum(i * o + o for i, o in self.bottom_layers + self.top_layers + self.final_layers)
         fc += self.num_tasks * sum(i * o + o for i, o in self.task_layers)
         fc += self.behavior_tables * sum(i * o + o for i, o in self.attention_layers)
         return fc + self.gru_params
@@ -310,7 +321,14 @@ def recsys_graph(config: RecModelConfig, *, batch: int, dtype: str = "fp32") -> 
     elif c.kind in ("wnd", "mtwnd"):
         feats = concat("features", [dense, *pooled], c.interaction_width)
     elif c.kind == "ncf":
-        feats = concat("features", pooled, c.interaction_width)
+        mf = TensorSpec("mf.sum", (batch, d), dtype)
+        g.add(Operator("mf.add", "elementwise", (pooled[0], pooled[1]), (mf,), float(batch * d),
+                       {"fn": "add"}))
+        mlp_out = fc_stack("top", concat("features", pooled[2:], c.interaction_width),
+                           c.top_layers, last_relu=True)
+        fin = concat("final_in", [mf, mlp_out], c.final_layers[0][0])
+        fc_stack("final", fin, c.final_layers, last_relu=False)
+        return g
     elif c.kind == "din":
         feats = _din_attention(g, c, pooled, batch, dtype, concat)
     else:

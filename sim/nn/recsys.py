@@ -157,6 +157,7 @@ class RecModel:
 
         self.bottom = mlp(config.bottom_layers)
         self.top = mlp(config.top_layers)
+        self.final = mlp(config.final_layers)
         self.tasks = [mlp(config.task_layers) for _ in range(config.num_tasks)] \
             if config.kind == "mtwnd" else []
         # DIN: one attention MLP per behaviour, stacked on a leading axis (batched matmul).
@@ -175,7 +176,7 @@ class RecModel:
     def num_params(self) -> int:
         """Parameters actually held (capped tables count their capped rows)."""
         arrays: list[NDArray[np.float32]] = list(self.tables)
-        for layers in (self.bottom, self.top, self.attention, *self.tasks):
+        for layers in (self.bottom, self.top, self.final, self.attention, *self.tasks):
             for w, b in layers:
                 arrays += [w, b]
         for gru in self.grus:
@@ -229,7 +230,8 @@ class RecModel:
         elif c.kind in ("wnd", "mtwnd"):
             parts = [dense, *pooled]
         elif c.kind == "ncf":
-            parts = pooled
+            mf = pooled[0] + pooled[1]
+            parts = pooled[2:]
         elif c.kind == "din":
             with clock("attention"):
                 att = self._din_attention(pooled)
@@ -246,6 +248,9 @@ class RecModel:
                 shared = run_mlp(x, self.top, True)
                 # One output per task tower, side by side.
                 logits = np.concatenate([run_mlp(shared, tw, False) for tw in self.tasks], 1)
+            elif c.kind == "ncf":
+                logits = run_mlp(np.concatenate([mf, run_mlp(x, self.top, True)], axis=1),
+                                 self.final, False)
             else:
                 logits = run_mlp(x, self.top, False)
         return RecOutput(logits=logits, probabilities=_sigmoid(logits))
