@@ -9,12 +9,14 @@ SparseLengthsSum operator per table (sum pooling, ``lookups * dim`` adds), an FC
 
 Structure per family (``kind``):
 
-* ``dlrm`` (RMC1-3): bottom MLP on the dense features, concat with the pooled embeddings
-  (``arch_interaction_op = cat``), top MLP.
-* ``wnd`` / ``mtwnd``: the JSON's ``arch_mlp_bot`` is the dense width only (no layers);
-  concat of dense and pooled embeddings, top MLP; MT-WnD then runs ``num_tasks`` towers of
-  ``task_mlp`` widths (assumed: the tower string's first width is the tower's input).
-  The wide (linear) part is not modelled (assumed: negligible next to the deep part).
+* ``dlrm`` (RMC1-3, ``dlrm_s_caffe2.py``): bottom MLP on the dense features, concat with the
+  pooled embeddings (``arch_interaction_op = cat``), top MLP.
+* ``wnd`` / ``mtwnd`` (``wide_and_deep.py``, ``multi_task_wnd.py``): ``arch_mlp_bot`` is
+  the dense width only (no layers, the authors assert it); the dense features are
+  concatenated with the pooled embeddings into the top MLP (the authors' builders have no
+  separate wide linear branch); MT-WnD then runs ``num_tasks`` towers of ``task_mlp`` widths
+  over the shared top output (the tower string's first width is its input, asserted equal
+  to the top MLP's last).
 * ``ncf`` (``ncf.py``): tables 0-1 are the matrix-factorisation pair, summed (the authors'
   code sums, its comment says multiply); tables 2-3 are concatenated (``2d``) into the MLP
   ``2d -> top_mlp[:-1]`` (ReLU); the MF vector and the MLP output are concatenated into a
