@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from archsim.compilers.graph import RECSYS_MODELS, RecModelConfig, build_workload, get_recsys
-from archsim.compilers.graph.recsys import recsys_graph
+from archsim.compilers.graph.recsys import recsys_graph, recsys_sample_work
 from archsim.errors import ConfigError
 
 # The authors' harvard-acc/DeepRecSys models/configs/*.json, transcribed by hand:
@@ -161,3 +161,14 @@ def test_bad_inputs() -> None:
     with pytest.raises(ConfigError, match=r"field 'task_mlp': mtwnd task_mlp must start at top_mlp's last width "
                                           r"512"):
         RecModelConfig(**{**mt, "task_mlp": (256, 1)})
+
+
+@pytest.mark.parametrize("name", sorted(JSON))
+def test_sample_work_split(name: str) -> None:
+    rows_s, d, lookups, _, _ = JSON[name]
+    t = len(_ints(rows_s))
+    w = recsys_sample_work(RECSYS_MODELS[name], batch=8)
+    # rows read plus one pooled fp32 output row per table
+    assert w.emb_bytes == t * (lookups + 1) * d * 4
+    assert w.emb_flops == t * lookups * d
+    assert w.dense_flops + w.emb_flops == pytest.approx(_flops_per_sample(name))

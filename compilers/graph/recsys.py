@@ -23,7 +23,9 @@ Structure per family (``kind``):
   final FC ``d + top_mlp[-2] -> top_mlp[-1]``. The dense input is unused.
 * ``din``: tables = user profile, ``behavior_tables`` copies of the user-behaviour table,
   candidate ad, context (``utils/utils.py`` replicates the second table
-  ``user_behavior_tables`` times). Attention per behaviour (``din.py``
+  ``user_behavior_tables`` times; that script replicates before ``--config_file`` is
+  applied, so a run given only the JSON would see 4 tables: this follows the JSON's stated
+  250). Attention per behaviour (``din.py``
   ``create_attention_unit``): ``s = key + query``, FC over ``[key, query, s]``
   (``3d -> 1 -> d``, own weights per behaviour, ReLU), summed over behaviours; top MLP over
   ``[profile, attention, ad, context]`` (``4d``). The authors' unit is this, not the
@@ -49,9 +51,11 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from ...errors import ConfigError
 from .cnn import RECURRENT_CELLS, recurrent
+from .dlrm import DLRMSampleWork
 from .ir import Operator, TensorSpec, WorkloadGraph, dtype_bytes, matmul
 
-__all__ = ["RecModelConfig", "RECSYS_MODELS", "RECSYS_KINDS", "get_recsys", "recsys_graph"]
+__all__ = ["RecModelConfig", "RECSYS_MODELS", "RECSYS_KINDS", "get_recsys", "recsys_graph",
+           "recsys_sample_work"]
 
 RECSYS_KINDS = ("dlrm", "wnd", "mtwnd", "ncf", "din", "dien")
 
@@ -393,3 +397,21 @@ def _dien_sequence(g: WorkloadGraph, c: RecModelConfig, pooled: list[TensorSpec]
     out: TensorSpec = concat("features", [last, pooled[0], pooled[-2], pooled[-1]],
                              c.interaction_width)
     return out
+
+
+def recsys_sample_work(config: RecModelConfig, *, dtype: str = "fp32",
+                       batch: int = 64) -> DLRMSampleWork:
+    """Per-sample forward work of ``config`` (the split of
+    :func:`~.dlrm.dlrm_sample_work`): embedding rows read plus pooled outputs vs the rest."""
+    g = recsys_graph(config, batch=batch, dtype=dtype)
+    b = dtype_bytes(dtype)
+    dense_flops = dense_bytes = emb_bytes = emb_flops = 0.0
+    for op in g:
+        if op.kind == "embedding":
+            emb_flops += op.flops
+            emb_bytes += op.attrs["rows_read"] * op.attrs["dim"] * b + op.output_bytes
+        elif op.kind != "data_movement":
+            dense_flops += op.flops
+            dense_bytes += op.input_bytes - op.weight_bytes + op.output_bytes
+    return DLRMSampleWork(dense_flops=dense_flops / batch, dense_act_bytes=dense_bytes / batch,
+                          emb_flops=emb_flops / batch, emb_bytes=emb_bytes / batch)
