@@ -172,3 +172,16 @@ def test_sample_work_split(name: str) -> None:
     assert w.emb_bytes == t * (lookups + 1) * d * 4
     assert w.emb_flops == t * lookups * d
     assert w.dense_flops + w.emb_flops == pytest.approx(_flops_per_sample(name))
+
+
+def test_dien_with_the_authors_rnn_cells() -> None:
+    base = RECSYS_MODELS["DIEN"]
+    c = RecModelConfig(**{**base.model_dump(), "rnn_cell": "rnn"})
+    g = recsys_graph(c, batch=2)
+    assert [op.attrs["cell"] for op in g if op.kind == "recurrent"] == ["rnn", "rnn"]
+    nb, h, d = 40, 64, 32
+    # one gate, one tanh per output instead of three gates and eight point-wise ops
+    gru = 2 * nb * 3 * h * (d + h) + nb * h * 8 + 2 * nb * 3 * h * (2 * h) + nb * h * 8
+    rnn = 2 * nb * h * (d + h) + nb * h + 2 * nb * h * (2 * h) + nb * h
+    assert g.total_flops == pytest.approx(2 * (_flops_per_sample("DIEN") - gru + rnn))
+    assert base.num_params - c.num_params == 2 * h * (d + h + 1) + 2 * h * (2 * h + 1)

@@ -16,6 +16,7 @@ from archsim.sim.nn.recsys import (
     fc,
     gru_layer,
     random_inputs,
+    rnn_layer,
     sparse_lengths_sum,
 )
 
@@ -86,6 +87,29 @@ def test_gru_matches_step_loop() -> None:
         for t in range(seq):
             hs = _gru_step_ref(x[s, t].astype(float), hs, w, r, b)
             np.testing.assert_allclose(got[s, t], hs, rtol=1e-5, atol=1e-6)
+
+
+def test_rnn_matches_step_loop() -> None:
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 5, 3)).astype(np.float32)
+    w, r = rng.standard_normal((4, 3)).astype(np.float32), rng.standard_normal((4, 4)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    got = rnn_layer(x, w, r, b)
+    for s in range(2):
+        h = np.zeros(4)
+        for t in range(5):
+            h = np.tanh(w.astype(float) @ x[s, t] + r @ h + b)
+            np.testing.assert_allclose(got[s, t], h, rtol=1e-5, atol=1e-6)
+
+
+def test_dien_forward_with_rnn_cells() -> None:
+    from archsim.compilers.graph import RecModelConfig
+
+    c = RecModelConfig(**{**RECSYS_MODELS["DIEN"].model_dump(), "rnn_cell": "rnn"})
+    m = RecModel(c, seed=0, table_rows_cap=CAP)
+    x = random_inputs(c, 4, 1, table_rows_cap=CAP)
+    assert m.grus[0][0].shape == (64, 32)
+    assert np.all(np.isfinite(m.forward(x.dense, x.indices, x.lengths).logits))
 
 
 def test_gru_zero_weights_halves_state() -> None:

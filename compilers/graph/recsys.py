@@ -35,8 +35,9 @@ Structure per family (``kind``):
   ``hidden -> hidden``, softmax over the hidden axis, added to the GRU output, as in
   ``dien.py``), a second GRU standing for the attention-GRU; its last state is concatenated
   with profile, ad and context for the top MLP (``hidden + 3d``). The authors' code uses
-  Caffe2 ``BasicRNN`` (tanh) cells for both layers; this graph uses GRU cells as the DIEN
-  paper does (assumed; the GRU costs 3x the RNN cell's matmuls).
+  Caffe2 ``BasicRNN`` (tanh) cells for both layers; by default this graph uses GRU cells as
+  the DIEN paper does (assumed; the GRU costs 3x the RNN cell's matmuls), and
+  ``rnn_cell="rnn"`` gives the authors' cells.
 
 The last layer of every MLP head gives logits (no ReLU); the authors apply ReLU after every
 FC (assumed difference, it does not change FLOPs beyond one op per output).
@@ -92,6 +93,9 @@ class RecModelConfig(BaseModel):
         MT-WnD towers (``num_multi_tasks``, default 1).
     hidden_size
         DIEN GRU hidden width.
+    rnn_cell
+        DIEN's recurrent cell: ``"gru"`` (DIEN paper) or ``"rnn"`` (the authors' tanh
+        ``BasicRNN``).
     source
         Where the numbers come from.
     """
@@ -108,6 +112,7 @@ class RecModelConfig(BaseModel):
     task_mlp: tuple[int, ...] = ()
     num_tasks: int = 1
     hidden_size: int = 64
+    rnn_cell: Literal["gru", "rnn"] = "gru"
     source: str = ""
 
     @model_validator(mode="after")
@@ -210,7 +215,7 @@ class RecModelConfig(BaseModel):
         """DIEN: both GRUs (W, R, one bias each) plus the attention FC."""
         if self.kind != "dien":
             return 0
-        g, h, d = RECURRENT_CELLS["gru"][0], self.hidden_size, self.embedding_dim
+        g, h, d = RECURRENT_CELLS[self.rnn_cell][0], self.hidden_size, self.embedding_dim
         return g * h * (d + h + 1) + g * h * (2 * h + 1) + h * h + h
 
     @property
@@ -382,7 +387,7 @@ def _dien_sequence(g: WorkloadGraph, c: RecModelConfig, pooled: list[TensorSpec]
     seq = TensorSpec("gru.seq", (batch, nb, d), dtype)
     g.add(Operator("gru.seq.concat", "data_movement", tuple(pooled[1:1 + nb]), (seq,), 0.0,
                    {"fn": "concat"}))
-    h1 = g.add(recurrent("gru0", seq, hidden=h, cell="gru", out="gru0.out")).outputs[0]
+    h1 = g.add(recurrent("gru0", seq, hidden=h, cell=c.rnn_cell, out="gru0.out")).outputs[0]
     w = TensorSpec("gru.att.w", (h, h), dtype, role="weight")
     e = g.add(matmul("gru.att.fc", h1, w, "gru.att.e", m=batch * nb, n=h, k=h,
                      out_dtype=dtype, out_shape=(batch, nb, h))).outputs[0]
@@ -391,7 +396,7 @@ def _dien_sequence(g: WorkloadGraph, c: RecModelConfig, pooled: list[TensorSpec]
     x2 = TensorSpec("gru.att.out", (batch, nb, h), dtype)
     g.add(Operator("gru.att.add", "elementwise", (h1, a), (x2,), float(batch * nb * h),
                    {"fn": "add"}))
-    h2 = g.add(recurrent("gru1", x2, hidden=h, cell="gru", out="gru1.out")).outputs[0]
+    h2 = g.add(recurrent("gru1", x2, hidden=h, cell=c.rnn_cell, out="gru1.out")).outputs[0]
     last = TensorSpec("gru.last", (batch, h), dtype)
     g.add(Operator("gru.last.slice", "data_movement", (h2,), (last,), 0.0, {"fn": "slice"}))
     out: TensorSpec = concat("features", [last, pooled[0], pooled[-2], pooled[-1]],

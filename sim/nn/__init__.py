@@ -17,6 +17,7 @@ from .recsys import (
     fc,
     gru_layer,
     random_inputs,
+    rnn_layer,
     sparse_lengths_sum,
 )
 from .revnet import (
@@ -37,4 +38,4 @@ __all__ = ["MiniLM", "load_minilm", "load_safetensors", "PolaritySentences",
            "ResNetSmall", "RevNetSmall", "RevMLP", "TrainReport", "train", "evaluate",
            "FixedPoint", "ReconstructionReport", "reconstruction_error",
            "RecModel", "RecInputs", "RecOutput", "random_inputs", "sparse_lengths_sum", "fc",
-           "gru_layer", "OP_GROUPS"]
+           "gru_layer", "rnn_layer", "OP_GROUPS"]

@@ -24,7 +24,7 @@ from ...compilers.graph.recsys import RecModelConfig
 from ...errors import ConfigError
 
 __all__ = ["RecInputs", "RecOutput", "RecModel", "random_inputs", "sparse_lengths_sum", "fc",
-           "gru_layer", "OP_GROUPS"]
+           "gru_layer", "rnn_layer", "OP_GROUPS"]
 
 F32 = NDArray[np.float32]
 I64 = NDArray[np.int64]
@@ -123,6 +123,20 @@ def gru_layer(x: F32, w: F32, r: F32, b: F32, h0: F32 | None = None) -> F32:
     return out
 
 
+def rnn_layer(x: F32, w: F32, r: F32, b: F32, h0: F32 | None = None) -> F32:
+    """A tanh RNN (Caffe2 ``BasicRNN``, one bias) over ``x`` ``(batch, seq, in)``:
+    ``h' = tanh(W x + R h + b)``; returns every step's state ``(batch, seq, h)``."""
+    batch, seq, _ = x.shape
+    hid = r.shape[1]
+    h = np.zeros((batch, hid), np.float32) if h0 is None else h0.astype(np.float32)
+    xw = x @ w.T + b
+    out = np.empty((batch, seq, hid), np.float32)
+    for t in range(seq):
+        h = np.tanh(xw[:, t] + h @ r.T)
+        out[:, t] = h
+    return out
+
+
 class RecModel:
     """A DeepRecSys model with random tables and weights, runnable in numpy.
 
@@ -167,9 +181,10 @@ class RecModel:
         if config.kind == "dien":
             h = config.hidden_size
             s = 1 / np.sqrt(h)
+            gates = 3 if config.rnn_cell == "gru" else 1
             for i in (d, h):
-                self.grus.append(tuple(rng.uniform(-s, s, shape).astype(np.float32)
-                                       for shape in ((3 * h, i), (3 * h, h), (3 * h,))))  # type: ignore[arg-type]
+                self.grus.append(tuple(rng.uniform(-s, s, shape).astype(np.float32)  # type: ignore[arg-type]
+                                       for shape in ((gates * h, i), (gates * h, h), (gates * h,))))
             self.gru_att = mlp([(h, h)])[0]
 
     @property
@@ -268,13 +283,14 @@ class RecModel:
     def _dien_sequence(self, pooled: list[F32]) -> F32:
         nb = self.config.behavior_tables
         seq = np.stack(pooled[1:1 + nb], axis=1)         # (batch, nb, d)
-        h1 = gru_layer(seq, *self.grus[0])
+        layer = gru_layer if self.config.rnn_cell == "gru" else rnn_layer
+        h1 = layer(seq, *self.grus[0])
         assert self.gru_att is not None
         w, b = self.gru_att
         e = h1 @ w + b
         e = np.exp(e - e.max(axis=2, keepdims=True))
         x2 = h1 + e / e.sum(axis=2, keepdims=True)       # softmax over the hidden axis (dien.py)
-        return gru_layer(x2, *self.grus[1])[:, -1]
+        return layer(x2, *self.grus[1])[:, -1]
 
 
 class _Clock:
