@@ -1,0 +1,191 @@
+"""The cross-stack study's CPU side, measured: each model's real numpy forward pass on this CPU.
+
+:func:`measure_cpu` times :class:`archsim.sim.nn.recsys.RecModel` forward passes (random
+tables and inputs, seeded) at the batch sizes of the authors' sweep (``4**0 .. 4**5``,
+``experiments/operator_breakdown/sweep_p.py``): ``repeats`` timed runs after one untimed
+warm-up, the median and the spread of the total and of each operator group (SLS, FC,
+concat, attention, GRU). Run it single-threaded (``OPENBLAS_NUM_THREADS=1`` before numpy is
+imported): on a shared 2-core machine a threaded OpenBLAS measured 2-10x slower and erratic.
+
+:func:`fit_cpu_model` fits the CPU cost model the serving simulation uses to the
+measurements: per model (or shared) and operator group, ``t = a + b * work`` by least
+squares, ``work`` being the
+group's FLOPs (FC, attention, GRU) or embedding bytes read (SLS) from the model's workload
+graph (:func:`archsim.compilers.graph.recsys.recsys_graph`), on every batch but the largest;
+:meth:`CpuCostModel.validate` reports its error on the held-out largest batch.
+
+Embedding tables are capped at ``table_rows_cap`` rows (full tables need 4 GB and more per
+model): the work per sample is the paper's, the memory footprint smaller, so SLS times are
+cache-friendlier than with full tables (assumed; the cap is in every result).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...compilers.graph.recsys import RecModelConfig, get_recsys, recsys_graph
+from ...errors import ConfigError
+
+__all__ = ["SWEEP_BATCHES", "GROUP_OPS", "ALL_MODELS", "CpuMeasurement", "measure_cpu",
+           "group_work", "CpuCostModel", "fit_cpu_model"]
+
+#: The authors' batch sweep.
+SWEEP_BATCHES: tuple[int, ...] = tuple(4**i for i in range(6))
+#: Which workload-graph operator kinds make each timed operator group's work.
+GROUP_OPS: dict[str, tuple[str, ...]] = {
+    "sls": ("embedding",), "fc": ("matmul",), "attention": ("matmul", "reduce"),
+    "gru": ("recurrent",), "concat": ("data_movement",)}
+
+
+@dataclass(frozen=True)
+class CpuMeasurement:
+    """Timings of one model: per batch, the median and (max - min) / median of the total and
+    of each operator group, seconds."""
+
+    model: str
+    batches: tuple[int, ...]
+    repeats: int
+    table_rows_cap: int
+    total_s: tuple[float, ...]
+    total_spread: tuple[float, ...]
+    group_s: dict[str, tuple[float, ...]]
+
+    def rows(self) -> list[dict[str, float | int | str]]:
+        out: list[dict[str, float | int | str]] = []
+        for i, b in enumerate(self.batches):
+            row: dict[str, float | int | str] = {
+                "model": self.model, "batch": b, "total_ms": self.total_s[i] * 1e3,
+                "spread": self.total_spread[i]}
+            for g, ts in self.group_s.items():
+                row[f"{g}_ms"] = ts[i] * 1e3
+            out.append(row)
+        return out
+
+
+def measure_cpu(name: str, *, batches: Sequence[int] = SWEEP_BATCHES, repeats: int = 5,
+                table_rows_cap: int = 20000, seed: int = 0) -> CpuMeasurement:
+    """Time model ``name``'s numpy forward pass (module docstring)."""
+    from ..nn.recsys import OP_GROUPS, RecModel, random_inputs
+
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ConfigError(f"repeats must be an int >= 1, not {repeats!r}", field="repeats")
+    config = get_recsys(name)
+    model = RecModel(config, seed=seed, table_rows_cap=table_rows_cap)
+    totals, spreads = [], []
+    groups: dict[str, list[float]] = {g: [] for g in OP_GROUPS}
+    for b in batches:
+        inputs = random_inputs(config, b, seed, table_rows_cap=table_rows_cap)
+        model.forward(inputs.dense, inputs.indices, inputs.lengths)  # warm-up
+        runs, per_group = [], {g: [] for g in OP_GROUPS}
+        for _ in range(repeats):
+            timings: dict[str, float] = {}
+            t0 = time.perf_counter()
+            model.forward(inputs.dense, inputs.indices, inputs.lengths, timings=timings)
+            runs.append(time.perf_counter() - t0)
+            for g in OP_GROUPS:
+                per_group[g].append(timings.get(g, 0.0))
+        med = float(np.median(runs))
+        totals.append(med)
+        spreads.append((max(runs) - min(runs)) / med if med > 0 else 0.0)
+        for g in OP_GROUPS:
+            groups[g].append(float(np.median(per_group[g])))
+    return CpuMeasurement(model=config.name, batches=tuple(batches), repeats=repeats,
+                          table_rows_cap=table_rows_cap, total_s=tuple(totals),
+                          total_spread=tuple(spreads),
+                          group_s={g: tuple(v) for g, v in groups.items()})
+
+
+def group_work(config: RecModelConfig, batch: int) -> dict[str, float]:
+    """Each operator group's work at ``batch`` from the workload graph: FLOPs, and for SLS
+    the embedding bytes read (fp32)."""
+    graph = recsys_graph(config, batch=batch)
+    work = dict.fromkeys(GROUP_OPS, 0.0)
+    for op in graph:
+        if op.kind == "embedding":
+            # The rows gathered, not the table (an input tensor of the whole table).
+            work["sls"] += op.attrs["rows_read"] * op.attrs["dim"] * op.outputs[0].nbytes \
+                / op.outputs[0].numel
+        elif op.kind == "recurrent":
+            work["gru"] += op.flops
+        elif op.kind == "data_movement":
+            work["concat"] += op.output_bytes
+        elif op.kind == "reduce" or (op.kind == "matmul" and op.attrs.get("batch", 1) > 1):
+            work["attention"] += op.flops
+        elif op.kind == "matmul":
+            work["fc"] += op.flops
+    return work
+
+
+#: The key of the coefficients shared by every model (a fit over all of them).
+ALL_MODELS = "*"
+
+
+@dataclass(frozen=True)
+class CpuCostModel:
+    """``t = a + b * work`` per operator group (seconds; ``b`` per FLOP or per byte), per
+    model (``coefficients[model][group]``) or shared (``coefficients[ALL_MODELS]``), and the
+    batches it was fitted on."""
+
+    coefficients: dict[str, dict[str, tuple[float, float]]]
+    fitted_batches: tuple[int, ...]
+
+    def predict_s(self, config: RecModelConfig, batch: int) -> float:
+        """The forward time of ``config`` at ``batch``: the groups' fitted times summed (a
+        group with no work costs nothing); the model's own fit if there is one."""
+        coef = self.coefficients.get(config.name, self.coefficients.get(ALL_MODELS))
+        if coef is None:
+            raise ConfigError(f"no CPU cost fit for model {config.name!r}", field="model",
+                              allowed=sorted(self.coefficients))
+        work = group_work(config, batch)
+        return math.fsum(a + b * w for g, (a, b) in coef.items()
+                         if (w := work.get(g, 0.0)) > 0)
+
+    def validate(self, measurements: Sequence[CpuMeasurement]) -> dict[str, float]:
+        """Relative error (predicted / measured - 1) of the total at each model's largest
+        measured batch (held out of the fit)."""
+        out = {}
+        for m in measurements:
+            b = m.batches[-1]
+            out[m.model] = self.predict_s(get_recsys(m.model), b) / m.total_s[-1] - 1.0
+        return out
+
+
+def _fit(points: list[tuple[float, float]]) -> tuple[float, float]:
+    w = np.array([p[0] for p in points])
+    t = np.array([p[1] for p in points])
+    design = np.column_stack([np.ones_like(w), w])
+    (a, b), *_ = np.linalg.lstsq(design, t, rcond=None)
+    if a < 0 or b < 0:  # keep it physical: a slope through the mean, never negative
+        b = max(0.0, float(w @ t / (w @ w)))
+        a = max(0.0, float(np.mean(t - b * w)))
+    return float(a), float(b)
+
+
+def fit_cpu_model(measurements: Sequence[CpuMeasurement], *,
+                  per_model: bool = True) -> CpuCostModel:
+    """Least-squares ``t = a + b * work`` per group, per model (or shared by all models),
+    over every batch but each model's largest (held out for :meth:`CpuCostModel.validate`);
+    a fit that comes out negative is refitted as a non-negative slope through the mean."""
+    if not measurements:
+        raise ConfigError("fit_cpu_model needs at least one measurement",
+                          field="measurements")
+    points: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    batches: set[int] = set()
+    for m in measurements:
+        config = get_recsys(m.model)
+        key = m.model if per_model else ALL_MODELS
+        mine = points.setdefault(key, {g: [] for g in GROUP_OPS})
+        for i, b in enumerate(m.batches[:-1]):
+            batches.add(b)
+            work = group_work(config, b)
+            for g in GROUP_OPS:
+                if work[g] > 0:
+                    mine[g].append((work[g], m.group_s[g][i]))
+    coefficients = {key: {g: _fit(pts) for g, pts in groups.items() if pts}
+                    for key, groups in points.items()}
+    return CpuCostModel(coefficients=coefficients, fitted_batches=tuple(sorted(batches)))
