@@ -81,7 +81,8 @@ def measure_cpu(name: str, *, batches: Sequence[int] = SWEEP_BATCHES, repeats: i
     for b in batches:
         inputs = random_inputs(config, b, seed, table_rows_cap=table_rows_cap)
         model.forward(inputs.dense, inputs.indices, inputs.lengths)  # warm-up
-        runs, per_group = [], {g: [] for g in OP_GROUPS}
+        runs: list[float] = []
+        per_group: dict[str, list[float]] = {g: [] for g in OP_GROUPS}
         for _ in range(repeats):
             timings: dict[str, float] = {}
             t0 = time.perf_counter()
