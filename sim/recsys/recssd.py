@@ -222,7 +222,7 @@ def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, d
     requests = [(t, b0, min(batch, b0 + config.ndp_max_results))
                 for t in range(n_tables) for b0 in range(0, batch, config.ndp_max_results)]
     clock = 0.0
-    totals = Counter[str]()
+    totals = dict.fromkeys(("nvme", "pcie", "flash", "channel", "compute"), 0.0)
     host_hits = device_hits = pages_read = commands = pcie_bytes = 0
     for g0 in range(0, len(requests), config.ndp_max_requests):
         group = requests[g0:g0 + config.ndp_max_requests]
