@@ -10,6 +10,7 @@ import pytest
 from archsim.errors import ConfigError
 from archsim.hw.models.ssd import (
     DeviceEmbeddingCache,
+    PageBuffer,
     SSDConfig,
     channel_of_page,
     die_of_page,
@@ -135,3 +136,30 @@ def test_device_cache_vs_brute_force() -> None:
 def test_device_cache_table_range() -> None:
     with pytest.raises(ValueError, match=r"table_id must be in 0\.\.31, not 32"):
         DeviceEmbeddingCache(CFG).probe(32, 0)
+
+
+def test_buffer_source_waits_for_its_read() -> None:
+    # Read 1 reuses read 0's page (waits for its transfer); read 2 is resident already.
+    reads = schedule_page_reads(CFG, [0.0, 0.0, 0.0], [3, 3, 9], transfer_bytes=16384,
+                                source=[None, 0, 2])
+    assert [r.done_s for r in reads] == pytest.approx([50e-6 + X16, 50e-6 + X16, 0.0])
+    with pytest.raises(ValueError, match="source must have one entry per read"):
+        schedule_page_reads(CFG, [0.0], [1], transfer_bytes=1, source=[1])
+
+
+def test_page_buffer_lru_vs_brute_force() -> None:
+    cfg = SSDConfig(channels=2, ways=1, page_buffer_pages_per_die=3)
+    pages = [int(p) for p in np.random.default_rng(8).integers(0, 16, 400)]
+    buf = PageBuffer(cfg)
+    got = [buf.access(p) for p in pages]
+    # Brute force: per die (page % 2) a list, most recent last, capped at 3.
+    lists: dict[int, list[int]] = {0: [], 1: []}
+    want = []
+    for p in pages:
+        lru = lists[p % 2]
+        want.append(p in lru)
+        if p in lru:
+            lru.remove(p)
+        lru.append(p)
+        del lru[:-3]
+    assert got == want and 0 < sum(want) < len(want)

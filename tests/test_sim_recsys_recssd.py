@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from archsim.errors import ConfigError
-from archsim.hw.models.ssd import DeviceEmbeddingCache, SSDConfig
+from archsim.hw.models.ssd import DeviceEmbeddingCache, PageBuffer, SSDConfig
 from archsim.sim.recsys.recssd import (
     baseline_sls,
     group_by_page,
@@ -90,16 +90,38 @@ def test_baseline_counts_and_single_read_latency() -> None:
     misses = sum((t, int(r)) not in hc for t in range(3) for r in idx[t].ravel())
     assert res.nvme_commands == misses == idx.size - res.host_hits
     assert res.pcie_bytes == 4096 * misses
-    # One lookup: command + tR + sector over the channel + sector over PCIe + one pool.
+    # One lookup: command + tR + page over the channel + sector over PCIe + one pool.
     one = baseline_sls(CFG, np.array([[[7]]]), rows_per_table=ROWS, dim=DIM)
-    assert one.latency_s == pytest.approx(10e-6 + 50e-6 + 4096 / 200e6 + 4096 / 4e9
+    assert one.latency_s == pytest.approx(10e-6 + 50e-6 + 16384 / 200e6 + 4096 / 4e9
                                           + 32 * 0.5e-9, rel=1e-12)
+
+
+def test_baseline_page_buffer_hit_closed_form() -> None:
+    # Rows 7 and 9 share page 0: the second command finds the page in the firmware buffer,
+    # waits for the first read, and only crosses PCIe (serial after the first sector).
+    two = baseline_sls(CFG, np.array([[[7, 9]]]), rows_per_table=ROWS, dim=DIM)
+    assert two.pages_read == 1 and two.nvme_commands == 2
+    first = 10e-6 + 50e-6 + 16384 / 200e6 + 4096 / 4e9
+    assert two.latency_s == pytest.approx(first + 4096 / 4e9 + 2 * 32 * 0.5e-9, rel=1e-12)
+    off = SSDConfig(page_buffer_pages_per_die=0)
+    assert baseline_sls(off, np.array([[[7, 9]]]), rows_per_table=ROWS,
+                        dim=DIM).pages_read == 2
+
+
+def test_recssd_page_buffer_across_calls() -> None:
+    # 256 B rows bypass the 128 B device cache, so a repeat is served by the page buffer.
+    idx = np.array([[[0, 1, 64]]])  # 64 rows of 256 B per page: pages 0 and 1
+    buf = PageBuffer(CFG)
+    first = recssd_sls(CFG, idx, rows_per_table=ROWS, dim=64, page_buffer=buf)
+    again = recssd_sls(CFG, idx, rows_per_table=ROWS, dim=64, page_buffer=buf)
+    assert (first.pages_read, again.pages_read, again.device_hits) == (2, 0, 0)
+    assert again.latency_s < first.latency_s
 
 
 def test_recssd_single_lookup_closed_form() -> None:
     one = recssd_sls(CFG, np.array([[[7]]]), rows_per_table=ROWS, dim=DIM)
-    # Config write (8 B of pairs), probe, one sector read, reduce, result read, host merge.
-    want = (10e-6 + 8 / 4e9 + 0.2e-6 + 50e-6 + 4096 / 200e6 + 32 * 4e-9
+    # Config write (8 B of pairs), probe, one page read, reduce, result read, host merge.
+    want = (10e-6 + 8 / 4e9 + 0.2e-6 + 50e-6 + 16384 / 200e6 + 32 * 4e-9
             + 10e-6 + 128 / 4e9 + 32 * 0.5e-9)
     assert one.latency_s == pytest.approx(want, rel=1e-12)
     assert one.pcie_bytes == 8 + 128

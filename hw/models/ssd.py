@@ -15,25 +15,29 @@ transfer of ``transfer_bytes`` over its channel at ``channel_bandwidth_bps``; th
 busy until the transfer ends (no cache-read mode, assumed). Dies and channels serve their
 requests first come first served by ready time, ties by request order
 (:func:`schedule_page_reads`). A lone read therefore takes
-``page_read_s + transfer_bytes / channel_bandwidth_bps``.
+``page_read_s + transfer_bytes / channel_bandwidth_bps``. Optional serial stages before
+(the firmware core decoding each NVMe command) and after (the PCIe link) and a window
+(the queue depth) model the host interface; a read whose page the firmware's LRU page
+buffer (:class:`PageBuffer`) holds skips the flash.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from ...errors import ConfigError
 
-__all__ = ["SSDConfig", "DeviceEmbeddingCache", "PageRead", "schedule_page_reads",
+__all__ = ["SSDConfig", "DeviceEmbeddingCache", "PageBuffer", "PageRead", "schedule_page_reads",
            "die_of_page", "channel_of_page"]
 
 _INT_FIELDS = ("channels", "ways", "page_bytes", "sector_bytes", "device_cache_entries",
                "device_cache_line_bytes", "device_cache_tag_bits", "table_id_bits",
                "host_cache_rows", "queue_depth", "ndp_max_results", "ndp_max_requests",
-               "pair_bytes", "attribute_bytes")
+               "pair_bytes", "attribute_bytes", "page_buffer_pages_per_die")
+_MAY_BE_ZERO = ("host_cache_rows", "page_buffer_pages_per_die")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,6 +89,10 @@ class SSDConfig:
         32-bit words).
     attribute_bytes : int
         Bytes per embedding element: 4, fp32 (``attributeSize``, ``trans_buffer.c``).
+    page_buffer_pages_per_die : int
+        The firmware's LRU page buffer in the SSD's DRAM: 10 pages per die
+        (RecSSD-OpenSSDFirmware ``lru_buffer.h``); 0 disables it. Flash reads go through
+        it a whole page at a time, so every read moves ``page_bytes`` over its channel.
     """
 
     channels: int = 8
@@ -108,12 +116,13 @@ class SSDConfig:
     ndp_max_requests: int = 8
     pair_bytes: int = 8
     attribute_bytes: int = 4
+    page_buffer_pages_per_die: int = 10
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name in _INT_FIELDS:
-                low = 0 if f.name == "host_cache_rows" else 1
+                low = 0 if f.name in _MAY_BE_ZERO else 1
                 if isinstance(value, bool) or not isinstance(value, int) or value < low:
                     raise ConfigError(f"{f.name} must be an int >= {low}, not {value!r}",
                                       field=f.name)
@@ -162,7 +171,8 @@ class PageRead:
 
 def schedule_page_reads(config: SSDConfig, releases_s: Sequence[float], pages: Sequence[int],
                         *, transfer_bytes: int | Sequence[int], dispatch_s: float = 0.0,
-                        post_s: float = 0.0, window: int | None = None) -> list[PageRead]:
+                        post_s: float = 0.0, window: int | None = None,
+                        source: Sequence[int | None] | None = None) -> list[PageRead]:
     """Exact event-driven schedule of page reads over the dies and channels.
 
     Parameters
@@ -184,6 +194,10 @@ def schedule_page_reads(config: SSDConfig, releases_s: Sequence[float], pages: S
     window : int or None
         Most reads between dispatch and the end of the post stage (the queue depth);
         ``None`` for no limit.
+    source : sequence of (int or None), optional
+        Per read, ``None`` to read flash, or the index ``j`` of the read whose page-buffer
+        copy it uses (a buffer hit skips die and channel): ``j == i`` for a page already
+        resident, ``j < i`` to wait until read ``j``'s transfer ends.
 
     Returns
     -------
@@ -202,6 +216,12 @@ def schedule_page_reads(config: SSDConfig, releases_s: Sequence[float], pages: S
             raise ValueError(f"transfer_bytes must have one entry per read ({n}), not "
                              f"{len(transfer_bytes)}")
         xfer_s = [b / config.channel_bandwidth_bps for b in transfer_bytes]
+    src: list[int | None] = [None] * n if source is None else list(source)
+    if len(src) != n or any(j is not None and not 0 <= j <= i for i, j in enumerate(src)):
+        raise ValueError("source must have one entry per read, each None or an index "
+                         "no later than its own")
+    flash_done = [False] * n
+    waiters: list[list[int]] = [[] for _ in range(n)]
     limit = n + 1 if window is None else window
     start = [0.0] * n
     done = [0.0] * n
@@ -253,8 +273,17 @@ def schedule_page_reads(config: SSDConfig, releases_s: Sequence[float], pages: S
             try_dispatch(now)
         elif kind == dispatch_done:
             state["core"] = False
-            die_queue[d].append(i)
-            start_die(d, now)
+            j = src[i]
+            if j is None:
+                die_queue[d].append(i)
+                start_die(d, now)
+            else:
+                start[i] = now
+                if j == i or flash_done[j]:
+                    post_queue.append(i)
+                    start_post(now)
+                else:
+                    waiters[j].append(i)
             try_dispatch(now)
         elif kind == read_done:
             heapq.heappush(chan_ready[c], (now, i))
@@ -262,7 +291,9 @@ def schedule_page_reads(config: SSDConfig, releases_s: Sequence[float], pages: S
         elif kind == xfer_done:
             chan_busy[c] = False
             die_busy[d] = False
+            flash_done[i] = True
             post_queue.append(i)
+            post_queue.extend(waiters[i])
             start_chan(c, now)
             start_die(d, now)
             start_post(now)
@@ -308,3 +339,27 @@ class DeviceEmbeddingCache:
         """Insert ``(table_id, embedding_id)``, overwriting its entry."""
         index, tag = self._split(table_id, embedding_id)
         self._tags[index] = tag
+
+
+class PageBuffer:
+    """The firmware's LRU page buffer: ``page_buffer_pages_per_die`` pages per die.
+
+    RecSSD-OpenSSDFirmware ``lru_buffer.h``; a page is buffered on its own die's list.
+    """
+
+    def __init__(self, config: SSDConfig) -> None:
+        self.config = config
+        self._dies: list[OrderedDict[int, None]] = [OrderedDict() for _ in range(config.dies)]
+
+    def access(self, page: int) -> bool:
+        """Touch ``page``: return whether it was buffered, and make it most recent."""
+        lru = self._dies[die_of_page(self.config, page)]
+        if page in lru:
+            lru.move_to_end(page)
+            return True
+        capacity = self.config.page_buffer_pages_per_die
+        if capacity:
+            lru[page] = None
+            if len(lru) > capacity:
+                lru.popitem(last=False)
+        return False

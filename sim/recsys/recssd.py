@@ -4,7 +4,8 @@
   every missing row with one NVMe block read of the 4 KiB sector holding it
   (``unvme_read_embedding``, one embedding per block read: RecSSD-UNVMeDriver
   ``test/unvme/unvme_embed_lib.c``), at most ``queue_depth`` outstanding, and pools on the
-  host. No OS page cache (the authors' user-space driver).
+  host. No OS page cache (the authors' user-space driver); the firmware's LRU page buffer
+  (``lru_buffer.h``) serves repeated pages.
 * :func:`recssd_sls` -- the NDP path (RecSSD-OpenSSDFirmware ``trans_buffer.c``): one
   request per table and per 128 results (``dlrm_s_caffe2.py``), at most 8 at once
   (``TRANS_BUF_ENTRY_NUM``). The FTL probes the in-SSD cache for every input, groups the
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ConfigError
-from ...hw.models.ssd import DeviceEmbeddingCache, SSDConfig, schedule_page_reads
+from ...hw.models.ssd import DeviceEmbeddingCache, PageBuffer, SSDConfig, schedule_page_reads
 
 __all__ = ["SLSResult", "baseline_sls", "recssd_sls", "locality_trace", "host_static_cache",
            "group_by_page", "row_page", "REUSE_BINS"]
@@ -140,6 +141,7 @@ def _check_common(config: SSDConfig, indices: np.ndarray, rows_per_table: int, d
 
 def baseline_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, dim: int,
                  host_cache: frozenset[tuple[int, int]] = frozenset(),
+                 page_buffer: PageBuffer | None = None,
                  tables: np.ndarray | None = None) -> SLSResult:
     """The COTS-SSD path: one 4 KiB block read per host-cache miss, SLS on the host.
 
@@ -153,10 +155,13 @@ def baseline_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int,
         Rows per table and embedding length (fp32).
     host_cache : frozenset of (table, row)
         The host's static cache (:func:`host_static_cache`).
+    page_buffer : PageBuffer, optional
+        The firmware's page buffer, carried across calls; ``None`` starts an empty one.
     tables : numpy.ndarray, optional
         ``(tables, rows_per_table, dim)`` values; when given the pooled vectors are returned.
     """
     idx = _check_common(config, indices, rows_per_table, dim, tables)
+    buffer = PageBuffer(config) if page_buffer is None else page_buffer
     n_tables, batch, lookups = idx.shape
     pages: list[int] = []
     host_hits = 0
@@ -167,11 +172,21 @@ def baseline_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int,
             else:
                 pages.append(row_page(config, t, int(r), rows_per_table=rows_per_table,
                                       dim=dim)[0])
+    # Buffer hits in command order (the firmware core decodes the commands in order).
+    source: list[int | None] = []
+    last_read: dict[int, int] = {}
+    for i, page in enumerate(pages):
+        if buffer.access(page):
+            source.append(last_read.get(page, i))  # resident from an earlier call: i
+        else:
+            source.append(None)
+            last_read[page] = i
     sector_pcie_s = config.sector_bytes / config.pcie_bandwidth_bps
     reads = schedule_page_reads(config, [0.0] * len(pages), pages,
-                                transfer_bytes=config.sector_bytes,
+                                transfer_bytes=config.page_bytes,
                                 dispatch_s=config.nvme_command_s, post_s=sector_pcie_s,
-                                window=config.queue_depth)
+                                window=config.queue_depth, source=source)
+    flash_reads = sum(j is None for j in source)
     io_end = max((r.done_s for r in reads), default=0.0)
     compute_s = idx.size * dim * config.host_add_s
     pooled = None
@@ -181,15 +196,16 @@ def baseline_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int,
     n = len(pages)
     return SLSResult(
         latency_s=io_end + compute_s, nvme_s=n * config.nvme_command_s,
-        pcie_s=n * sector_pcie_s, flash_s=n * config.page_read_s,
-        channel_s=n * config.sector_bytes / config.channel_bandwidth_bps,
+        pcie_s=n * sector_pcie_s, flash_s=flash_reads * config.page_read_s,
+        channel_s=flash_reads * config.page_bytes / config.channel_bandwidth_bps,
         compute_s=compute_s, pcie_bytes=n * config.sector_bytes, nvme_commands=n,
-        pages_read=n, host_hits=host_hits, device_hits=0, pooled=pooled)
+        pages_read=flash_reads, host_hits=host_hits, device_hits=0, pooled=pooled)
 
 
 def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, dim: int,
                host_cache: frozenset[tuple[int, int]] = frozenset(),
                device_cache: DeviceEmbeddingCache | None = None,
+               page_buffer: PageBuffer | None = None,
                tables: np.ndarray | None = None) -> SLSResult:
     """The NDP path: the FTL groups lookups by page, reads each once, pools in the SSD.
 
@@ -200,22 +216,24 @@ def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, d
     device_cache : DeviceEmbeddingCache, optional
         The in-SSD cache, carried across calls (warm); ``None`` starts a cold one. Rows
         larger than a cache line bypass it (assumed).
+    page_buffer : PageBuffer, optional
+        The firmware's page buffer, carried across calls; ``None`` starts an empty one.
 
     Notes
     -----
     Per request the firmware core (serial) takes the config command (``nvme_command_s``
     plus its pairs over PCIe), probes the cache (``ftl_lookup_s`` per input, hits added
-    at ``ftl_add_s`` per element) and releases its missed pages; pages read per page only
-    the sectors its rows touch (assumed). Returned pages are reduced in completion order
+    at ``ftl_add_s`` per element) and releases its missed pages, each read whole into the
+    page buffer unless it is there already. Returned pages are reduced in completion order
     (``ftl_add_s`` per element), then each request's result read (``nvme_command_s`` plus
     the pooled vectors over PCIe) runs in completion order. Requests beyond 8 wait for
     the previous group of 8 to finish.
     """
     idx = _check_common(config, indices, rows_per_table, dim, tables)
     cache = DeviceEmbeddingCache(config) if device_cache is None else device_cache
+    buffer = PageBuffer(config) if page_buffer is None else page_buffer
     cacheable = dim * config.attribute_bytes <= config.device_cache_line_bytes
     n_tables, batch, lookups = idx.shape
-    row_bytes = dim * config.attribute_bytes
     values = None if tables is None else np.asarray(tables, dtype=np.float32)
     pooled = None if values is None else np.zeros((n_tables, batch, dim), np.float32)
     # One request per table and per ndp_max_results samples.
@@ -229,7 +247,7 @@ def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, d
         core = clock
         releases: list[float] = []
         pages: list[int] = []
-        xfer: list[int] = []
+        source: list[int | None] = []
         page_jobs: list[tuple[int, int]] = []  # (request in group, inputs gathered)
         probe_end: list[float] = []
         for k, (t, b0, b1) in enumerate(group):
@@ -267,20 +285,21 @@ def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, d
                     page, _ = row_page(config, t, r, rows_per_table=rows_per_table, dim=dim)
                     by_page.setdefault(page, []).append((b, r))
             for page, members in sorted(by_page.items()):
-                sectors = {(r * row_bytes) // config.sector_bytes for _, r in members}
+                source.append(len(pages) if buffer.access(page) else None)
                 releases.append(core)
                 pages.append(page)
-                xfer.append(len(sectors) * config.sector_bytes)
                 page_jobs.append((k, len(members)))
                 for b, r in members:
                     if pooled is not None and values is not None:
                         pooled[t, b] += values[t, r]
                     if cacheable:
                         cache.fill(t, r)
-        reads = schedule_page_reads(config, releases, pages, transfer_bytes=xfer)
-        pages_read += len(reads)
-        totals["flash"] += len(reads) * config.page_read_s
-        totals["channel"] += sum(xfer) / config.channel_bandwidth_bps
+        reads = schedule_page_reads(config, releases, pages, transfer_bytes=config.page_bytes,
+                                    source=source)
+        flash_reads = sum(j is None for j in source)
+        pages_read += flash_reads
+        totals["flash"] += flash_reads * config.page_read_s
+        totals["channel"] += flash_reads * config.page_bytes / config.channel_bandwidth_bps
         req_done = list(probe_end)
         for j in sorted(range(len(reads)), key=lambda j: (reads[j].done_s, j)):
             k, n_in = page_jobs[j]
