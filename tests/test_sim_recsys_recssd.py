@@ -13,6 +13,7 @@ from archsim.sim.recsys.recssd import (
     host_static_cache,
     locality_trace,
     recssd_sls,
+    reuse_locality_of_k,
 )
 
 CFG = SSDConfig()
@@ -191,3 +192,16 @@ def test_sls_errors() -> None:
     with pytest.raises(ConfigError) as info:
         baseline_sls(CFG, np.zeros((1, 1, 1), dtype=int), rows_per_table=ROWS, dim=3)
     assert str(info.value) == "field 'dim': a row of 12 B must divide the 16384 B page"
+
+
+def test_reuse_locality_of_k() -> None:
+    # Independent recomputation of gen_dist.py's bin-0 share from the same samples.
+    samples = np.random.default_rng(5).exponential(1.0, 1000)
+    counts, edges = np.histogram(samples, 50)
+    width = edges[1] - edges[0]
+    dens = counts / (1000 * width)
+    for k in (0, 1, 3):
+        added = int(dens.sum() * k)
+        want = 1 - (dens[0] + added) / (dens.sum() + added)
+        assert reuse_locality_of_k(k, seed=5) == pytest.approx(want, rel=1e-9)
+    assert reuse_locality_of_k(0, seed=5) > reuse_locality_of_k(1, seed=5) > 0

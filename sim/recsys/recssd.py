@@ -32,7 +32,7 @@ from ...errors import ConfigError
 from ...hw.models.ssd import DeviceEmbeddingCache, PageBuffer, SSDConfig, schedule_page_reads
 
 __all__ = ["SLSResult", "baseline_sls", "recssd_sls", "locality_trace", "host_static_cache",
-           "group_by_page", "row_page", "REUSE_BINS"]
+           "group_by_page", "row_page", "reuse_locality_of_k", "REUSE_BINS"]
 
 #: Stack-distance bins of the authors' histogram (``nbins = 50``, ``gen_dist.py``).
 REUSE_BINS = 50
@@ -342,8 +342,8 @@ def locality_trace(num_rows: int, lookups: int, *, reuse_locality: float,
     Here ``reuse_locality`` in ``[0, 1]`` is the probability of a reuse (distance >= 1),
     the reuse distances following the authors' exponential histogram over bins 1..49; the
     authors' knob ``K`` corresponds to ``reuse_locality = (S - c0) / (S + K * S)`` with
-    ``c0 / S`` the share of bin 0 in the raw histogram (about 0.16), so their default
-    ``K = 1`` is about 0.42.
+    ``c0 / S`` the share of bin 0 in the raw histogram (:func:`reuse_locality_of_k`
+    computes it: about 0.87 for ``K = 0``, 0.44 for the default ``K = 1``).
 
     Parameters
     ----------
@@ -398,3 +398,24 @@ def locality_trace(num_rows: int, lookups: int, *, reuse_locality: float,
         order.append(row)
         out[n] = row
     return out
+
+
+def reuse_locality_of_k(k: float, *, seed: int) -> float:
+    """The reuse probability of the authors' locality knob ``K`` (``gen_dist.py``).
+
+    ``gen_dist.py`` takes a density histogram (50 bins) of 1000 exponential samples, sums
+    it to ``S``, adds ``int(S * K)`` to bin 0 (new rows) and normalises; the reuse
+    probability is one minus bin 0's share. Drawn from the same seeded generator as
+    :func:`locality_trace`'s histogram, so ``locality_trace(..., reuse_locality=
+    reuse_locality_of_k(k, seed=s), seed=s)`` follows the authors' distribution for ``K``.
+    Larger ``K`` means more new rows, i.e. *less* locality.
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, float)) or not k >= 0:
+        raise ConfigError(f"k must be a number >= 0, not {k!r}", field="k")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ConfigError(f"seed must be an int, not {seed!r}", field="seed")
+    rng = np.random.default_rng(seed)
+    density, _ = np.histogram(rng.exponential(1.0, 1000), REUSE_BINS, density=True)
+    total = float(density.sum())
+    added = int(total * k)
+    return 1.0 - (float(density[0]) + added) / (total + added)
