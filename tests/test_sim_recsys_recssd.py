@@ -119,6 +119,15 @@ def test_recssd_page_buffer_across_calls() -> None:
     assert again.latency_s < first.latency_s
 
 
+def test_recssd_requests_share_a_page_read() -> None:
+    # 200 samples of one 256 B-row table: two requests (128 + 72) in one group, both on
+    # page 0. The second uses the first's buffered page and waits for its read.
+    idx = np.zeros((1, 200, 1), dtype=np.int64)
+    res = recssd_sls(CFG, idx, rows_per_table=ROWS, dim=64)
+    assert res.pages_read == 1 and res.nvme_commands == 4
+    assert res.latency_s > 2 * 10e-6 + 50e-6 + 16384 / 200e6
+
+
 def test_recssd_single_lookup_closed_form() -> None:
     one = recssd_sls(CFG, np.array([[[7]]]), rows_per_table=ROWS, dim=DIM)
     # Config write (8 B of pairs), probe, one page read, reduce, result read, host merge.

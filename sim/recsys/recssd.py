@@ -249,6 +249,7 @@ def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, d
         pages: list[int] = []
         source: list[int | None] = []
         page_jobs: list[tuple[int, int]] = []  # (request in group, inputs gathered)
+        last_read: dict[int, int] = {}  # page -> its flash read in this group
         probe_end: list[float] = []
         for k, (t, b0, b1) in enumerate(group):
             pairs = [(b, int(r)) for b in range(b0, b1) for r in idx[t, b]]
@@ -285,7 +286,12 @@ def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, d
                     page, _ = row_page(config, t, r, rows_per_table=rows_per_table, dim=dim)
                     by_page.setdefault(page, []).append((b, r))
             for page, members in sorted(by_page.items()):
-                source.append(len(pages) if buffer.access(page) else None)
+                if buffer.access(page):
+                    # Resident before this group, or wait for this group's read of it.
+                    source.append(last_read.get(page, len(pages)))
+                else:
+                    source.append(None)
+                    last_read[page] = len(pages)
                 releases.append(core)
                 pages.append(page)
                 page_jobs.append((k, len(members)))
