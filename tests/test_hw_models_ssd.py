@@ -101,9 +101,11 @@ def test_dispatch_post_and_window() -> None:
     assert [r.done_s for r in reads] == pytest.approx([(i + 1) * one for i in range(4)])
 
 
-def test_schedule_length_mismatch() -> None:
+def test_schedule_argument_errors() -> None:
     with pytest.raises(ValueError, match="releases_s and pages must have the same length"):
         schedule_page_reads(CFG, [0.0], [1, 2], transfer_bytes=1)
+    with pytest.raises(ValueError, match="window must be None or an int >= 1, not 0"):
+        schedule_page_reads(CFG, [0.0], [1], transfer_bytes=1, window=0)
 
 
 def _brute_direct_mapped(keys: list[tuple[int, int]]) -> list[bool]:

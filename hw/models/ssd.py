@@ -222,6 +222,9 @@ def schedule_page_reads(config: SSDConfig, releases_s: Sequence[float], pages: S
                          "no later than its own")
     flash_done = [False] * n
     waiters: list[list[int]] = [[] for _ in range(n)]
+    if window is not None and (isinstance(window, bool) or not isinstance(window, int)
+                               or window < 1):
+        raise ValueError(f"window must be None or an int >= 1, not {window!r}")
     limit = n + 1 if window is None else window
     start = [0.0] * n
     done = [0.0] * n
