@@ -58,9 +58,11 @@ def test_bench_errors():
 
 
 @pytest.mark.slow
-def test_verilator_recorded_training_trace(tmp_path):
+@pytest.mark.parametrize("banks", [1, 4])
+def test_verilator_recorded_training_trace(tmp_path, banks):
     # A training iteration's pattern (activations written forward, released on their last,
-    # backward read; gradients short-lived) recorded as CSV, read back, run on the RTL.
+    # backward read; gradients short-lived) recorded as CSV, read back, run on the RTL, in
+    # one array and in four banks.
     rows, retention = 64, 1024
     recorded = AccessTrace.training_like(rows=rows, layers=5, rows_per_tensor=8, seed=3,
                                          compute_cycles=256)
@@ -69,15 +71,17 @@ def test_verilator_recorded_training_trace(tmp_path):
     assert trace == recorded
     for policy, tick in (("always", 1), ("lifetime", 16)):
         model = simulate_refresh(trace, rows=rows, policy=policy, retention_cycles=retention,
-                                 tick_cycles=tick)
+                                 tick_cycles=tick, banks=banks)
+        assert model.refreshes > 0
         run = run_edram_trace(trace, rows=rows, width=16, policy=policy,
-                              retention_cycles=retention, tick_cycles=tick,
+                              retention_cycles=retention, tick_cycles=tick, banks=banks,
                               end_cycle=model.end_cycle, backend="verilator")
         assert run.done and not run.violation
         assert (run.refreshes, run.stolen_cycles, run.accesses) == \
             (model.refreshes, model.stolen_cycles, model.accesses)
         assert run.accept_cycles == model.accept_cycles
         assert run.refresh_cycles == model.refresh_cycles
+        assert run.refresh_rows == model.refresh_rows
         assert run.read_data == model.read_data
 
 
@@ -97,26 +101,3 @@ def test_banked_player_in_pysim_equals_model(policy, tick, banks):
     assert (run.refreshes, run.stolen_cycles, run.accesses) == \
         (model.refreshes, model.stolen_cycles, model.accesses)
     assert model.refreshes > len(set(model.refresh_cycles)) or policy == "lifetime"
-
-
-@pytest.mark.slow
-def test_verilator_recorded_training_trace_four_banks(tmp_path):
-    # The recorded training-like trace of the single-bank test, on 4 banks.
-    rows, retention, banks = 64, 1024, 4
-    recorded = AccessTrace.training_like(rows=rows, layers=5, rows_per_tensor=8, seed=3,
-                                         compute_cycles=256)
-    trace = AccessTrace.read_csv(recorded.write_csv(tmp_path / "training.csv"))
-    for policy, tick in (("always", 1), ("lifetime", 16)):
-        model = simulate_refresh(trace, rows=rows, policy=policy, retention_cycles=retention,
-                                 tick_cycles=tick, banks=banks)
-        assert model.refreshes > 0
-        run = run_edram_trace(trace, rows=rows, width=16, policy=policy,
-                              retention_cycles=retention, tick_cycles=tick, banks=banks,
-                              end_cycle=model.end_cycle, backend="verilator")
-        assert run.done and not run.violation
-        assert (run.refreshes, run.stolen_cycles, run.accesses) == \
-            (model.refreshes, model.stolen_cycles, model.accesses)
-        assert run.accept_cycles == model.accept_cycles
-        assert run.refresh_cycles == model.refresh_cycles
-        assert run.refresh_rows == model.refresh_rows
-        assert run.read_data == model.read_data

@@ -6,7 +6,9 @@ reversible counterpart ``revnet-cifar``), the eight ``fathom-*`` workloads,
 ``albert-base``, ``minilm-l6``), every decoder preset of
 :data:`~archsim.compilers.graph.transformer.TRANSFORMER_PRESETS` (``llama-7b``,
 ``gpt3-175b``...), built by :func:`transformer_graph` as a prefill of ``new_tokens``, and
-every DLRM preset of :data:`~archsim.compilers.graph.dlrm.DLRM_PRESETS` (``dlrm-mlperf``...).
+every DLRM preset of :data:`~archsim.compilers.graph.dlrm.DLRM_PRESETS` (``dlrm-mlperf``...)
+and the eight DeepRecSys models of :data:`~archsim.compilers.graph.recsys.RECSYS_MODELS`
+(``dlrm-rmc1``, ``dlrm-rmc2``, ``dlrm-rmc3``, ``ncf``, ``wnd``, ``mt-wnd``, ``din``, ``dien``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .dlrm import DLRM_PRESETS, dlrm_graph, get_dlrm
 from .fathom import FATHOM_WORKLOADS
 from .ir import WorkloadGraph
 from .paradnn import paradnn_cnn, paradnn_fc, paradnn_rnn
+from .recsys import RECSYS_MODELS, get_recsys, recsys_graph
 from .revnet import resnet_cifar, revnet_cifar
 from .transformer import TRANSFORMER_PRESETS, get_transformer, transformer_graph
 
@@ -58,6 +61,14 @@ def _dlrm(preset: str) -> Callable[..., WorkloadGraph]:
     return build
 
 
+def _recsys(name: str) -> Callable[..., WorkloadGraph]:
+    def build(batch: int = 1, *, dtype: str = "fp32") -> WorkloadGraph:
+        return recsys_graph(get_recsys(name), batch=batch, dtype=dtype)
+    build.__name__ = f"build_{name.lower().replace('-', '_')}"
+    build.__doc__ = f"{name} (DeepRecSys): one forward pass of ``batch`` samples."
+    return build
+
+
 def _entries() -> dict[str, WorkloadEntry]:
     out = [
         WorkloadEntry("resnet50", resnet50, "ResNet-50 (torchvision), 224x224", "cnn"),
@@ -87,6 +98,9 @@ def _entries() -> dict[str, WorkloadEntry]:
                                      "decoder"))
     for preset, dcfg in DLRM_PRESETS.items():
         out.append(WorkloadEntry(preset, _dlrm(preset), f"{preset} ({dcfg.source})",
+                                 "recommendation"))
+    for rname, rcfg in RECSYS_MODELS.items():
+        out.append(WorkloadEntry(rcfg.workload, _recsys(rname), f"{rname} ({rcfg.source})",
                                  "recommendation"))
     return {e.name: e for e in out}
 

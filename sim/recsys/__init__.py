@@ -1,3 +1,17 @@
-"""Recommendation inference at scale: RecSSD's SSD paths (:mod:`.recssd`)."""
+"""Neural recommendation at scale: DeepRecInfra serving and DeepRecSched, RecSSD."""
 
-__all__: list[str] = []
+from .deeprecinfra import (
+    LoadGenerator,
+    QuerySizes,
+    SchedulerSettings,
+    ServingRun,
+    ServingSystem,
+    climb,
+    deeprecsched,
+    serve,
+)
+from .recssd import SLSResult, baseline_sls, locality_trace, recssd_sls, reuse_locality_of_k
+
+__all__ = ["LoadGenerator", "QuerySizes", "SchedulerSettings", "ServingRun", "ServingSystem",
+           "climb", "deeprecsched", "serve",
+           "SLSResult", "baseline_sls", "recssd_sls", "locality_trace", "reuse_locality_of_k"]
