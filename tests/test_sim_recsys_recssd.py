@@ -214,3 +214,13 @@ def test_reuse_locality_of_k() -> None:
         want = 1 - (dens[0] + added) / (dens.sum() + added)
         assert reuse_locality_of_k(k, seed=5) == pytest.approx(want, rel=1e-9)
     assert reuse_locality_of_k(0, seed=5) > reuse_locality_of_k(1, seed=5) > 0
+
+
+def test_recssd_sends_nothing_when_host_holds_all() -> None:
+    idx = np.array([[[3, 4]], [[5, 5]]])
+    hc = host_static_cache(idx, 3)
+    assert hc == frozenset({(0, 3), (0, 4), (1, 5)})
+    res = recssd_sls(CFG, idx, rows_per_table=ROWS, dim=DIM, host_cache=hc)
+    assert (res.nvme_commands, res.pcie_bytes, res.pages_read) == (0, 0, 0)
+    # Only the host pooling: 4 cached rows and 2 result merges of 32 elements.
+    assert res.latency_s == pytest.approx((4 + 2) * 32 * 0.5e-9, rel=1e-12)

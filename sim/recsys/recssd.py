@@ -250,6 +250,7 @@ def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, d
         source: list[int | None] = []
         page_jobs: list[tuple[int, int]] = []  # (request in group, inputs gathered)
         last_read: dict[int, int] = {}  # page -> its flash read in this group
+        skipped: set[int] = set()
         probe_end: list[float] = []
         for k, (t, b0, b1) in enumerate(group):
             pairs = [(b, int(r)) for b in range(b0, b1) for r in idx[t, b]]
@@ -261,6 +262,12 @@ def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, d
                         pooled[t, b] += values[t, r]
                 else:
                     misses.append((b, r))
+            if not misses:
+                # The host held every row: it sends no request (dlrm_s_caffe2.py sends
+                # only the misses).
+                skipped.add(k)
+                probe_end.append(core)
+                continue
             # Sorted by embedding id, as the host sends them (trans_buffer.c transConfig).
             misses.sort(key=lambda br: br[1])
             cfg_bytes = len(misses) * config.pair_bytes
@@ -314,6 +321,8 @@ def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, d
             totals["compute"] += reduce_s
             req_done[k] = max(req_done[k], core)
         for k in sorted(range(len(group)), key=lambda k: (req_done[k], k)):
+            if k in skipped:
+                continue
             t, b0, b1 = group[k]
             out_bytes = (b1 - b0) * dim * config.attribute_bytes
             core = (max(core, req_done[k]) + config.nvme_command_s
