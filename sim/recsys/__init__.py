@@ -1,8 +1,10 @@
-"""Neural recommendation at scale: DeepRecInfra serving and DeepRecSched, CPU measurements.
+"""Neural recommendation at scale: DeepRecInfra serving and DeepRecSched, CPU measurements, RecSSD.
 
 ``deeprecinfra``: the load generator, the engine pool with accelerator offload and
 DeepRecSched's hill climbing, as the authors' code does them, as a simulation. ``measure``:
 the models' real numpy forward passes timed on this CPU and the CPU cost model fitted to them.
+``recssd``: SparseLengthsSum on a commodity SSD (block reads, host-side reduction) and inside
+RecSSD's flash translation layer, on the SSD model of :mod:`archsim.hw.models.ssd`.
 """
 
 from .deeprecinfra import (
@@ -16,7 +18,9 @@ from .deeprecinfra import (
     serve,
 )
 from .measure import CpuCostModel, CpuMeasurement, fit_cpu_model, group_work, measure_cpu
+from .recssd import SLSResult, baseline_sls, locality_trace, recssd_sls, reuse_locality_of_k
 
 __all__ = ["CpuCostModel", "CpuMeasurement", "fit_cpu_model", "group_work", "measure_cpu",
            "LoadGenerator", "QuerySizes", "SchedulerSettings", "ServingRun", "ServingSystem",
-           "climb", "deeprecsched", "serve"]
+           "climb", "deeprecsched", "serve",
+           "SLSResult", "baseline_sls", "recssd_sls", "locality_trace", "reuse_locality_of_k"]
