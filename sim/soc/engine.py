@@ -221,8 +221,6 @@ class _Simulation:
         self.vector_ops = 0.0
         self.spad_bytes = 0.0
         self.acc_energy_j: dict[str, float] = {a.name: 0.0 for a in accs}
-        hm = config.host_memory
-        self.policy = {"input": hm.inputs, "weight": hm.weights, "output": hm.outputs}
         self._port = {"dma": self.dram, "acp": self.acp}
         self.rr = 0
         self.check_llc = config.llc.acp_hits == "footprint"
