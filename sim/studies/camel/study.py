@@ -22,7 +22,7 @@ eDRAM/SRAM density ratio and the buffer size.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -314,6 +314,26 @@ def _accuracy_pairs(acc: list[dict[str, Any]]
             if (d, "resnet") in by and (d, "revnet") in by]
 
 
+def _ratio_sweep(points: Iterable[tuple[dict[str, Any], dict[str, IterationCost],
+                                         dict[str, Any]]],
+                 against: Sequence[str] = ("sram", "edram-full")
+                 ) -> tuple[list[dict[str, Any]], dict[str, tuple[list[float], list[float]]]]:
+    """One sensitivity sweep: per point ``(fields before, costs, fields after)``, CAMEL's
+    speed-up and energy saving over each platform of ``against`` -- the table's rows and the
+    plot's series (``"over <platform>"``: speed-ups, savings)."""
+    rows: list[dict[str, Any]] = []
+    series: dict[str, tuple[list[float], list[float]]] = {f"over {a}": ([], [])
+                                                           for a in against}
+    for before, costs, after in points:
+        for a in against:
+            speed, energy = headline_ratios(costs, a)
+            series[f"over {a}"][0].append(speed)
+            series[f"over {a}"][1].append(energy)
+            rows.append({**before, "against": a, "speedup": speed, "energy_saving": energy,
+                         **after})
+    return rows, series
+
+
 def _sensitivity_plot(path: Path, title: str, xlabel: str, xs: Sequence[float],
                       series: dict[str, tuple[list[float], list[float]]], *,
                       logx: bool, published: tuple[float, float] = (2.5, 2.8)) -> Path:
@@ -431,38 +451,27 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
             unit="MiB"))
 
     # Sensitivity 1: retention (the refresh period) and temperature, from the same runs.
-    ret_rows: list[dict[str, Any]] = []
-    series: dict[str, tuple[list[float], list[float]]] = {"over sram": ([], []),
-                                                           "over edram-full": ([], [])}
-    for t_ret in setup.retention_s:
-        costs = {k: iteration_cost(r, refresh_period_s=t_ret) for k, r in headline_runs.items()}
-        for against in ("sram", "edram-full"):
-            speed, energy = headline_ratios(costs, against)
-            series[f"over {against}"][0].append(speed)
-            series[f"over {against}"][1].append(energy)
-            ret_rows.append({"refresh_period_us": t_ret * 1e6, "against": against,
-                             "speedup": speed, "energy_saving": energy})
+    ret_rows, series = _ratio_sweep(
+        ({"refresh_period_us": t_ret * 1e6},
+         {k: iteration_cost(r, refresh_period_s=t_ret) for k, r in headline_runs.items()}, {})
+        for t_ret in setup.retention_s)
     tables["sensitivity_retention"] = ret_rows
     files.append(_sensitivity_plot(out / "sensitivity_retention.png",
                                    "CAMEL vs retention time (refresh period)",
                                    "refresh period (s)", list(setup.retention_s), series,
                                    logx=True))
-    temp_rows: list[dict[str, Any]] = []
-    tseries: dict[str, tuple[list[float], list[float]]] = {"over sram": ([], []),
-                                                            "over edram-full": ([], [])}
-    for temp in TEMPERATURES_C:
+
+    def at_temperature(temp: float) -> tuple[dict[str, Any], dict[str, IterationCost],
+                                             dict[str, Any]]:
         t_gb = engine_config(technology="edram", capacity_bytes=edram_bytes,
                              temperature_c=temp).global_buffer
         assert t_gb is not None
         t_period = edram_refresh_period_s(t_gb)
-        costs = {k: iteration_cost(r, refresh_period_s=t_period)
-                 for k, r in headline_runs.items()}
-        for against in ("sram", "edram-full"):
-            speed, energy = headline_ratios(costs, against)
-            tseries[f"over {against}"][0].append(speed)
-            tseries[f"over {against}"][1].append(energy)
-            temp_rows.append({"temperature_c": temp, "refresh_period_us": t_period * 1e6,
-                              "against": against, "speedup": speed, "energy_saving": energy})
+        return ({"temperature_c": temp, "refresh_period_us": t_period * 1e6},
+                {k: iteration_cost(r, refresh_period_s=t_period)
+                 for k, r in headline_runs.items()}, {})
+
+    temp_rows, tseries = _ratio_sweep(at_temperature(t) for t in TEMPERATURES_C)
     tables["sensitivity_temperature"] = temp_rows
     files.append(_sensitivity_plot(out / "sensitivity_temperature.png",
                                    "CAMEL vs temperature (retention halves per 10 C)",
@@ -477,41 +486,37 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
              f"the table's period is {period_s * 1e6:.3g} us"))
 
     # Sensitivity 2: density ratio (the SRAM baseline's capacity at equal area).
-    dens_rows: list[dict[str, Any]] = []
-    dseries: dict[str, tuple[list[float], list[float]]] = {"over sram": ([], [])}
     ratios = sorted({*setup.density_ratios, density_ratio()})
-    for ratio in ratios:
+
+    def at_ratio(ratio: float) -> tuple[dict[str, Any], dict[str, IterationCost],
+                                        dict[str, Any]]:
         plat = platforms_for(setup.pairs[0], edram_bytes, ratio=ratio)["sram"]
-        costs = {"sram": iteration_cost(runs(plat)), "camel": headline["camel"]}
-        speed, energy = headline_ratios(costs, "sram")
-        dseries["over sram"][0].append(speed)
-        dseries["over sram"][1].append(energy)
-        dens_rows.append({"density_ratio": ratio, "sram_mib": plat.capacity_bytes / 2**20,
-                          "speedup": speed, "energy_saving": energy})
+        return ({"density_ratio": ratio, "sram_mib": plat.capacity_bytes / 2**20},
+                {"sram": iteration_cost(runs(plat)), "camel": headline["camel"]}, {})
+
+    dens_rows, dseries = _ratio_sweep((at_ratio(r) for r in ratios), against=("sram",))
+    # One platform compared: the rows carry no "against" column (as the table always had).
+    for row in dens_rows:
+        del row["against"]
     tables["sensitivity_density"] = dens_rows
     files.append(_sensitivity_plot(out / "sensitivity_density.png",
                                    "CAMEL vs eDRAM/SRAM density ratio (equal area)",
                                    "density ratio (x)", ratios, dseries, logx=False))
 
     # Sensitivity 3: buffer size (eDRAM capacity; SRAM of equal area).
-    size_rows: list[dict[str, Any]] = []
-    sseries: dict[str, tuple[list[float], list[float]]] = {"over sram": ([], []),
-                                                            "over edram-full": ([], [])}
     sizes = sorted({int(edram_bytes * f) for f in setup.capacity_factors} | {edram_bytes})
-    for size in sizes:
+
+    def at_size(size: int) -> tuple[dict[str, Any], dict[str, IterationCost], dict[str, Any]]:
         plats = platforms_for(setup.pairs[0], size)
         costs = {k: iteration_cost(runs(plats[k])) for k in ("sram", "edram-full", "camel")}
-        for against in ("sram", "edram-full"):
-            speed, energy = headline_ratios(costs, against)
-            sseries[f"over {against}"][0].append(speed)
-            sseries[f"over {against}"][1].append(energy)
-            size_rows.append({"edram_mib": size / 2**20, "against": against,
-                              "speedup": speed, "energy_saving": energy,
-                              "camel_spilled_mb": costs["camel"].spilled_bytes / 1e6})
+        return ({"edram_mib": size / 2**20}, costs,
+                {"camel_spilled_mb": costs["camel"].spilled_bytes / 1e6})
+
+    size_rows, sseries = _ratio_sweep(at_size(z) for z in sizes)
     tables["sensitivity_buffer_size"] = size_rows
     files.append(_sensitivity_plot(out / "sensitivity_buffer_size.png",
                                    "CAMEL vs buffer size (eDRAM MiB; SRAM of equal area)",
-                                   "eDRAM capacity (MiB)", [s / 2**20 for s in sizes],
+                                   "eDRAM capacity (MiB)", [z / 2**20 for z in sizes],
                                    sseries, logx=True))
 
     edram = memory_technology("edram")
