@@ -383,17 +383,21 @@ def refresh_energy_j_per_bit(config: GlobalBufferConfig, *, node_nm: float | Non
 
 def refresh_for_buffer(report: LifetimeReport, config: GlobalBufferConfig, *,
                        names: Collection[str] | None = None,
-                       roles: Collection[str] | None = None) -> RefreshEstimate:
+                       roles: Collection[str] | None = None,
+                       refresh_period_s: float | None = None) -> RefreshEstimate:
     """:func:`refresh_operations` for the eDRAM global buffer ``config`` (its period, rows
     and ``rows_per_refresh``) over the tensors ``names`` (e.g. an allocation's resident
-    set) of ``roles``.
+    set) of ``roles``; ``refresh_period_s`` replaces the buffer's own period (a retention
+    sweep).
 
     Raises
     ------
     ConfigError
         The buffer is not eDRAM.
     """
-    return refresh_operations(report, refresh_period_s=edram_refresh_period_s(config),
+    _edram(config)
+    period = edram_refresh_period_s(config) if refresh_period_s is None else refresh_period_s
+    return refresh_operations(report, refresh_period_s=period,
                               row_bits=config.row_bits, capacity_bits=config.capacity_bytes * 8,
                               roles=roles, names=names,
                               rows_per_refresh=config.rows_per_refresh)

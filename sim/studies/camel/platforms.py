@@ -44,7 +44,7 @@ from ...soc.lifetime import (
     LifetimeReport,
     edram_refresh_period_s,
     refresh_energy_j_per_bit,
-    refresh_operations,
+    refresh_for_buffer,
     simulate_with_buffer,
 )
 
@@ -267,10 +267,8 @@ def iteration_cost(run: PlatformRun, *, refresh_period_s: float | None = None,
     period: float | None = None
     if policy != "none":
         period = edram_refresh_period_s(gb) if refresh_period_s is None else refresh_period_s
-        est = refresh_operations(run.lifetimes, refresh_period_s=period,
-                                 row_bits=gb.row_bits, capacity_bits=gb.capacity_bytes * 8,
-                                 names=run.allocation.resident,
-                                 rows_per_refresh=gb.rows_per_refresh)
+        est = refresh_for_buffer(run.lifetimes, gb, names=run.allocation.resident,
+                                 refresh_period_s=period)
         lifetime = policy == "lifetime"
         refreshes = est.lifetime_aware_row_refreshes if lifetime else est.always_row_refreshes
         stolen = est.lifetime_aware_stolen_cycles if lifetime else est.always_stolen_cycles
