@@ -42,7 +42,6 @@ from ...soc.config import (
 from ...soc.lifetime import (
     Allocation,
     LifetimeReport,
-    edram_refresh_period_s,
     refresh_energy_j_per_bit,
     refresh_for_buffer,
     simulate_with_buffer,
@@ -266,9 +265,9 @@ def iteration_cost(run: PlatformRun, *, refresh_period_s: float | None = None,
     stolen_fraction = 0.0
     period: float | None = None
     if policy != "none":
-        period = edram_refresh_period_s(gb) if refresh_period_s is None else refresh_period_s
         est = refresh_for_buffer(run.lifetimes, gb, names=run.allocation.resident,
-                                 refresh_period_s=period)
+                                 refresh_period_s=refresh_period_s)
+        period = est.refresh_period_s
         lifetime = policy == "lifetime"
         refreshes = est.lifetime_aware_row_refreshes if lifetime else est.always_row_refreshes
         stolen = est.lifetime_aware_stolen_cycles if lifetime else est.always_stolen_cycles
