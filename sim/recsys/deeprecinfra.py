@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import ConfigError
+from ...fields import is_positive_int
 from ..soc.events import EventQueue, Server
 
 __all__ = ["SIZE_DISTRIBUTIONS", "QuerySizes", "LoadGenerator", "ServingSystem",
@@ -52,7 +53,7 @@ LatencyModel = Callable[[int], float]
 
 
 def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if not is_positive_int(value):
         raise ConfigError(f"{name} must be an int >= 1, not {value!r}", field=name)
     return value
 
