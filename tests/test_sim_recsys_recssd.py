@@ -224,3 +224,20 @@ def test_recssd_sends_nothing_when_host_holds_all() -> None:
     assert (res.nvme_commands, res.pcie_bytes, res.pages_read) == (0, 0, 0)
     # Only the host pooling: 4 cached rows and 2 result merges of 32 elements.
     assert res.latency_s == pytest.approx((4 + 2) * 32 * 0.5e-9, rel=1e-12)
+
+
+def test_recssd_reduce_hook_closed_form() -> None:
+    # A near-data unit taking 1 us per row: the single lookup's reduce term 32 * 4 ns
+    # becomes 1 us; everything else is unchanged.
+    one = recssd_sls(CFG, np.array([[[7]]]), rows_per_table=ROWS, dim=DIM,
+                     reduce_s=lambda rows, dim: rows * 1e-6)
+    want = (10e-6 + 8 / 4e9 + 0.2e-6 + 50e-6 + 16384 / 200e6 + 1e-6
+            + 10e-6 + 128 / 4e9 + 32 * 0.5e-9)
+    assert one.latency_s == pytest.approx(want, rel=1e-12)
+    idx = _indices(5)
+    default = recssd_sls(CFG, idx, rows_per_table=ROWS, dim=DIM)
+    same = recssd_sls(CFG, idx, rows_per_table=ROWS, dim=DIM,
+                      reduce_s=lambda rows, dim: rows * dim * CFG.ftl_add_s)
+    assert same.latency_s == default.latency_s
+    with pytest.raises(ConfigError, match="reduce_s must be a callable"):
+        recssd_sls(CFG, idx, rows_per_table=ROWS, dim=DIM, reduce_s=3)  # type: ignore[arg-type]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -206,7 +206,8 @@ def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, d
                host_cache: frozenset[tuple[int, int]] = frozenset(),
                device_cache: DeviceEmbeddingCache | None = None,
                page_buffer: PageBuffer | None = None,
-               tables: np.ndarray | None = None) -> SLSResult:
+               tables: np.ndarray | None = None,
+               reduce_s: Callable[[int, int], float] | None = None) -> SLSResult:
     """The NDP path: the FTL groups lookups by page, reads each once, pools in the SSD.
 
     Parameters
@@ -218,18 +219,27 @@ def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, d
         larger than a cache line bypass it (assumed).
     page_buffer : PageBuffer, optional
         The firmware's page buffer, carried across calls; ``None`` starts an empty one.
+    reduce_s : callable, optional
+        ``reduce_s(rows, dim)``: seconds to accumulate ``rows`` embedding rows of ``dim``
+        elements into their results, for one returned page or one request's cache hits.
+        ``None`` is the FTL's ARM core, ``rows * dim * config.ftl_add_s``; a near-data
+        unit passes its model's timing instead.
 
     Notes
     -----
     Per request the firmware core (serial) takes the config command (``nvme_command_s``
     plus its pairs over PCIe), probes the cache (``ftl_lookup_s`` per input, hits added
-    at ``ftl_add_s`` per element) and releases its missed pages, each read whole into the
+    by ``reduce_s``) and releases its missed pages, each read whole into the
     page buffer unless it is there already. Returned pages are reduced in completion order
-    (``ftl_add_s`` per element), then each request's result read (``nvme_command_s`` plus
+    (``reduce_s``), then each request's result read (``nvme_command_s`` plus
     the pooled vectors over PCIe) runs in completion order. Requests beyond 8 wait for
     the previous group of 8 to finish.
     """
     idx = _check_common(config, indices, rows_per_table, dim, tables)
+    if reduce_s is not None and not callable(reduce_s):
+        raise ConfigError(f"reduce_s must be a callable (rows, dim) -> seconds, not "
+                          f"{reduce_s!r}", field="reduce_s")
+    reduce_time = reduce_s or (lambda rows, d: rows * d * config.ftl_add_s)
     cache = DeviceEmbeddingCache(config) if device_cache is None else device_cache
     buffer = PageBuffer(config) if page_buffer is None else page_buffer
     cacheable = dim * config.attribute_bytes <= config.device_cache_line_bytes
@@ -280,7 +290,8 @@ def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, d
             hit = [cacheable and cache.probe(t, r) for _, r in misses]
             n_hit = sum(hit)
             device_hits += n_hit
-            probe_s = len(misses) * config.ftl_lookup_s + n_hit * dim * config.ftl_add_s
+            probe_s = len(misses) * config.ftl_lookup_s + (reduce_time(n_hit, dim)
+                                                           if n_hit else 0.0)
             core += probe_s
             totals["compute"] += probe_s
             probe_end.append(core)
@@ -316,9 +327,9 @@ def recssd_sls(config: SSDConfig, indices: np.ndarray, *, rows_per_table: int, d
         req_done = list(probe_end)
         for j in sorted(range(len(reads)), key=lambda j: (reads[j].done_s, j)):
             k, n_in = page_jobs[j]
-            reduce_s = n_in * dim * config.ftl_add_s
-            core = max(core, reads[j].done_s) + reduce_s
-            totals["compute"] += reduce_s
+            page_reduce_s = reduce_time(n_in, dim)
+            core = max(core, reads[j].done_s) + page_reduce_s
+            totals["compute"] += page_reduce_s
             req_done[k] = max(req_done[k], core)
         for k in sorted(range(len(group)), key=lambda k: (req_done[k], k)):
             if k in skipped:
