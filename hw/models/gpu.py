@@ -99,13 +99,29 @@ GPU_SPECS: dict[str, GPUSpec] = {
         source="NVIDIA Jetson TX2 module data sheet DA-08442 (cores, bus, capacity); clocks, "
                "memory rate and power recalled (see hw/models/gpu.py)",
         extra={"max_q_tdp_w": 7.5, "max_q_gpu_clock_hz": 854e6, "max_n_gpu_clock_hz": 1.3e9}),
+    # DeepRecSys's GPU (accelerator/predict_execution.py of harvard-acc/DeepRecSys measures a
+    # GTX 1080 Ti). NVIDIA GeForce GTX 1080 Ti specifications (2017): 3584 CUDA cores at a
+    # 1582 MHz boost clock, 11 GB GDDR5X on a 352-bit bus at 11 Gb/s, 250 W, PCIe 3.0 x16.
+    # Derived: FP32 peak = 3584 x 2 FLOP (FMA) x 1.582 GHz = 11.34 TFLOP/s; 484 GB/s =
+    # 11 Gb/s x 352 / 8; PCIe 3.0 x16 = 16 lanes x 8 GT/s x 128/130 / 8 = 15.75 GB/s per
+    # direction. GP102 runs FP16 at 1/64 of FP32 (NVIDIA Pascal tuning guide) and INT8 dot
+    # products (dp4a) at 4x.
+    "gtx-1080-ti": GPUSpec(
+        name="gtx-1080-ti",
+        peak_flops_per_s={"fp32": 3584 * 2 * 1.582e9, "fp16": 3584 * 2 * 1.582e9 / 64,
+                          "int8": 4 * 3584 * 2 * 1.582e9},
+        hbm_bw_bytes_per_s=11e9 * 352 / 8, hbm_capacity_bytes=11 * _GIB,
+        nvlink_bw_bytes_per_s=0.0, pcie_bw_bytes_per_s=16 * 8e9 * 128 / 130 / 8, tdp_w=250.0,
+        source="NVIDIA GeForce GTX 1080 Ti specifications (2017): cores, boost clock, memory "
+               "bus and rate, TDP; peaks derived (see hw/models/gpu.py)"),
 }
-_ALIASES = {"a100": "a100-80gb", "h100": "h100-80gb", "tx2": "jetson-tx2"}
+_ALIASES = {"a100": "a100-80gb", "h100": "h100-80gb", "tx2": "jetson-tx2",
+            "1080ti": "gtx-1080-ti"}
 
 
 def get_gpu(name: str) -> GPUSpec:
-    """Look up a GPU by name (``a100-40gb``, ``a100-80gb``, ``h100-80gb``, ``jetson-tx2``;
-    ``a100``, ``h100``, ``tx2``)."""
+    """Look up a GPU by name (``a100-40gb``, ``a100-80gb``, ``h100-80gb``, ``jetson-tx2``,
+    ``gtx-1080-ti``; ``a100``, ``h100``, ``tx2``, ``1080ti``)."""
     key = _ALIASES.get(name.lower(), name.lower())
     try:
         return GPU_SPECS[key]

@@ -2,7 +2,8 @@
 
 ``deeprecinfra``: the load generator, the engine pool with accelerator offload and
 DeepRecSched's hill climbing, as the authors' code does them, as a simulation. ``measure``:
-the models' real numpy forward passes timed on this CPU and the CPU cost model fitted to them.
+the models' real numpy forward passes timed on this CPU and the CPU cost model fitted to them;
+``gpu``: the same models on a GPU roofline (the GTX 1080 Ti of the authors' measurements).
 ``recssd``: SparseLengthsSum on a commodity SSD (block reads, host-side reduction) and inside
 RecSSD's flash translation layer, on the SSD model of :mod:`archsim.hw.models.ssd`.
 """
@@ -17,10 +18,11 @@ from .deeprecinfra import (
     deeprecsched,
     serve,
 )
+from .gpu import GPU_GROUPS, GpuRecModel
 from .measure import CpuCostModel, CpuMeasurement, fit_cpu_model, group_work, measure_cpu
 from .recssd import SLSResult, baseline_sls, locality_trace, recssd_sls, reuse_locality_of_k
 
-__all__ = ["CpuCostModel", "CpuMeasurement", "fit_cpu_model", "group_work", "measure_cpu",
+__all__ = ["GPU_GROUPS", "GpuRecModel", "CpuCostModel", "CpuMeasurement", "fit_cpu_model", "group_work", "measure_cpu",
            "LoadGenerator", "QuerySizes", "SchedulerSettings", "ServingRun", "ServingSystem",
            "climb", "deeprecsched", "serve",
            "SLSResult", "baseline_sls", "recssd_sls", "locality_trace", "reuse_locality_of_k"]
