@@ -1,4 +1,5 @@
-"""``archsim sweep SPEC.toml`` and ``archsim results ...``: design-space sweeps and their results."""
+"""``archsim sweep SPEC.toml``, ``archsim optimize SPEC.toml`` and ``archsim results ...``:
+design-space sweeps, optimization over their grids, and their results."""
 
 from __future__ import annotations
 
@@ -83,7 +84,7 @@ SweepName = Annotated[str | None, typer.Option("--sweep", help="Only this sweep'
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``sweep`` command and the ``results`` command group to ``app``."""
+    """Add the ``sweep`` and ``optimize`` commands and the ``results`` group to ``app``."""
 
     @app.command("sweep")
     def sweep(
@@ -167,6 +168,56 @@ def register(app: typer.Typer) -> None:
         out.print(f"{report.name}: {report.total} points, {report.skipped} already stored, "
                   f"{report.done} done, {report.failed} failed in {report.wall_s:.2f} s "
                   f"({report.executor}{tasks}) -> {report.db}")
+
+    @app.command("optimize")
+    def optimize(
+        spec: Annotated[Path, typer.Argument(
+            help="Sweep specification (TOML) with an [optimize] table.")],
+        workers: Annotated[int, typer.Option(
+            "--workers", "-w", help="Worker processes of a local Dask cluster; 0 (the "
+                                    "default) evaluates in-process.")] = 0,
+        db: Annotated[Path | None, typer.Option(
+            "--db", help="Results database (default: SPEC with the suffix .db).")] = None,
+        out: Annotated[Path | None, typer.Option(
+            "--out", help="Write every trial to this CSV file.")] = None,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    ) -> None:
+        """Optimize an objective over a sweep's grid (Optuna TPE or random search); an
+        interrupted run resumes from its results database."""
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        from ...outputs import write_csv
+        from ..sweep import default_db_path
+        from ..sweep.optimize import OptimizationProgress, load_optimization, run_optimization
+
+        loaded, settings = load_optimization(spec)
+        progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                            MofNCompleteColumn(), TextColumn("best {task.fields[best]}"),
+                            console=Console(stderr=True), disable=quiet)
+        with progress:
+            task = progress.add_task(loaded.name, total=settings.budget, best="-")
+
+            def show(p: OptimizationProgress) -> None:
+                progress.update(task, completed=p.trials, best=_fmt(p.best))
+
+            report = run_optimization(loaded, settings, db=db or default_db_path(spec),
+                                      workers=workers, on_progress=show)
+        rows = report.rows()
+        if out is not None:
+            write_csv(out, rows)
+        best = report.best
+        console = Console()
+        console.print(f"{report.name}: {len(report.trials)} trials ({settings.sampler}), "
+                      f"{report.distinct_points} distinct points, {report.computed} computed "
+                      f"now, {report.wall_s:.1f} s")
+        if best is None:
+            console.print("no feasible point found")
+            raise typer.Exit(1)
+        console.print(_table([{**best.params, settings.objective: best.value,
+                               "trial": best.number}],
+                             [*best.params, settings.objective, "trial"],
+                             f"best ({settings.direction} {settings.objective})", None))
 
     results = typer.Typer(help="Inspect a sweep results database.", no_args_is_help=True)
     app.add_typer(results, name="results")

@@ -7,7 +7,9 @@
 - :mod:`~archsim.sim.sweep.engine` -- :func:`run_sweep` (in-process, Dask
   LocalCluster, or ``tcp://`` scheduler; batched, retried, resumable);
 - :mod:`~archsim.sim.sweep.store` -- :class:`ResultStore`, the SQLite results file;
-- :mod:`~archsim.sim.sweep.analysis` -- tables, filters, Pareto fronts, CSV/Parquet, plots.
+- :mod:`~archsim.sim.sweep.analysis` -- tables, filters, Pareto fronts, CSV/Parquet, plots;
+- :mod:`~archsim.sim.sweep.optimize` -- :func:`run_optimization`, model-based search (Optuna
+  TPE) or random search over a spec's grid, on the same store and workers, resumable.
 """
 
 from .analysis import (
@@ -50,10 +52,20 @@ from .models import (
     soc,
     training,
 )
+from .optimize import (
+    OptimizationProgress,
+    OptimizationReport,
+    OptimizeSettings,
+    Trial,
+    load_optimization,
+    run_optimization,
+)
 from .spec import Expression, ParameterSpec, SweepPoint, SweepSpec, load_spec, point_key
 from .store import STATUSES, PointRecord, PointResult, ResultStore
 
 __all__ = [
+    "OptimizeSettings", "OptimizationProgress", "OptimizationReport", "Trial",
+    "load_optimization", "run_optimization",
     "MODELS", "SweepModel", "register_model", "get_model", "GPURooflineParams", "gpu_roofline",
     "ServingParams", "serving", "SERVING_OBJECTIVES", "TrainingParams", "training",
     "TRAINING_OBJECTIVES", "SoCParams", "soc", "SOC_OBJECTIVES",
