@@ -169,3 +169,17 @@ def test_optimize_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert main(["optimize", str(bad)]) == 2
     assert "field 'optimize.objective'" in capsys.readouterr().err
     assert not (tmp_path / "bad.db").exists()
+
+
+def test_shipped_optimization_finds_the_exhaustive_best(tmp_path: Path) -> None:
+    from archsim.sim.sweep import run_sweep
+
+    shipped = Path(__file__).resolve().parents[1] / "soc_configs" / "optimize_soc.toml"
+    spec, settings = load_optimization(shipped)
+    report = run_optimization(spec, settings, db=tmp_path / "o.db")
+    run_sweep(spec, db=tmp_path / "all.db", workers=0)
+    with ResultStore(tmp_path / "all.db") as store:
+        allowed = [r.objectives["latency_s"] for r in store.records(status="done")
+                   if r.params["accelerators"] <= 4]
+    assert report.best is not None and report.best.value == min(allowed)
+    assert report.computed < 32

@@ -214,9 +214,10 @@ def register(app: typer.Typer) -> None:
         if best is None:
             console.print("no feasible point found")
             raise typer.Exit(1)
-        console.print(_table([{**best.params, settings.objective: best.value,
+        varied = {name: best.params[name] for name in loaded.parameters}
+        console.print(_table([{**varied, settings.objective: best.value,
                                "trial": best.number}],
-                             [*best.params, settings.objective, "trial"],
+                             [*varied, settings.objective, "trial"],
                              f"best ({settings.direction} {settings.objective})", None))
 
     results = typer.Typer(help="Inspect a sweep results database.", no_args_is_help=True)
