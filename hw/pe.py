@@ -42,10 +42,16 @@ class MACPE(wiring.Component):
         Width in bits of the accumulator ``acc`` (and of ``acc_in``).
     signed : bool
         Two's complement operands and accumulator when ``True``; unsigned otherwise.
+    carried_width : int, optional
+        Width of ``a``, ``b`` and their pass-through registers: ``input_width`` (the default)
+        or ``acc_width``. At ``acc_width`` the operands must arrive sign- (or zero-) extended
+        from ``input_width`` bits, and the product is taken modulo ``2**acc_width``: the
+        same accumulator values, computed as word arithmetic (why:
+        :class:`~archsim.hw.systolic.SystolicArray`).
 
     Attributes
     ----------
-    a, b : Signal(input_width), in
+    a, b : Signal(carried_width), in
         Operands.
     valid : Signal(1), in
         Accumulate this cycle's product.
@@ -53,7 +59,7 @@ class MACPE(wiring.Component):
         Restart from ``acc_in`` instead of the accumulator's own value.
     acc_in : Signal(acc_width), in
         Value the accumulation restarts from (zero for a fresh sum, or an upstream partial sum).
-    a_out, b_out : Signal(input_width), out
+    a_out, b_out : Signal(carried_width), out
         The operands, one cycle later.
     valid_out, load_out : Signal(1), out
         The control flags, one cycle later.
@@ -61,11 +67,18 @@ class MACPE(wiring.Component):
         The accumulator register.
     """
 
-    def __init__(self, *, input_width: int = 8, acc_width: int = 32, signed: bool = True):
+    def __init__(self, *, input_width: int = 8, acc_width: int = 32, signed: bool = True,
+                 carried_width: int | None = None):
         try:
             self._input_width = check_positive("input_width", input_width)
             self._acc_width = check_positive("acc_width", acc_width)
             self._signed = check_bool("signed", signed)
+            if carried_width is None:
+                carried_width = input_width
+            self._carried_width = check_positive("carried_width", carried_width)
+            if carried_width not in (input_width, acc_width):
+                raise ValueError(f"carried_width must be input_width ({input_width}) or "
+                                 f"acc_width ({acc_width}), not {carried_width}")
         except (TypeError, ValueError):
             silence_unused(self)
             raise
@@ -95,14 +108,20 @@ class MACPE(wiring.Component):
         return self._acc_width
 
     @property
+    def carried_width(self) -> int:
+        """Width in bits the operands are carried at (ports ``a``, ``b``, ``a_out``, ``b_out``)."""
+        return self._carried_width
+
+    @property
     def signed(self) -> bool:
         """Whether operands and accumulator are two's complement."""
         return self._signed
 
     @property
     def operand_shape(self) -> Shape:
-        """Amaranth shape of ``a`` and ``b``."""
-        return signed(self._input_width) if self._signed else unsigned(self._input_width)
+        """Amaranth shape of ``a`` and ``b`` (``carried_width`` bits)."""
+        w = self._carried_width
+        return signed(w) if self._signed else unsigned(w)
 
     @property
     def acc_shape(self) -> Shape:
@@ -118,6 +137,12 @@ class MACPE(wiring.Component):
             self.load_out.eq(self.load),
         ]
         with m.If(self.valid):
-            # Assigning the wider sum to `acc` truncates it: the wrap at acc_width.
-            m.d.sync += self.acc.eq(Mux(self.load, self.acc_in, self.acc) + self.a * self.b)
+            base = Mux(self.load, self.acc_in, self.acc)
+            if self._carried_width == self._input_width:
+                # Assigning the wider sum to `acc` truncates it: the wrap at acc_width.
+                m.d.sync += self.acc.eq(base + self.a * self.b)
+            else:
+                w = self._acc_width
+                m.d.sync += self.acc.eq(base + (self.a * self.b)[:w])
+
         return m

@@ -43,8 +43,9 @@ def run_pe(pe, a, b, valid, load, acc_in):
     return simulate(pe, inputs).outputs
 
 
-def check_pe(input_width, acc_width, is_signed, a, b, valid, load, acc_in):
-    pe = MACPE(input_width=input_width, acc_width=acc_width, signed=is_signed)
+def check_pe(input_width, acc_width, is_signed, a, b, valid, load, acc_in, carried=False):
+    pe = MACPE(input_width=input_width, acc_width=acc_width, signed=is_signed,
+               carried_width=acc_width if carried else None)
     out = run_pe(pe, a, b, valid, load, acc_in)
     want = reference(a, b, valid, load, acc_in, acc_width=acc_width, is_signed=is_signed)
     assert out["acc"].tolist() == want
@@ -103,9 +104,10 @@ def test_load_restarts_from_acc_in_and_invalid_cycles_hold():
     input_width=st.integers(1, 8),
     acc_width=st.integers(1, 24),
     is_signed=st.booleans(),
+    carried=st.booleans(),
     data=st.data(),
 )
-def test_random_sequences_match_closed_form(input_width, acc_width, is_signed, data):
+def test_random_sequences_match_closed_form(input_width, acc_width, is_signed, carried, data):
     operands = operand_range(input_width, is_signed)
     accs = operand_range(acc_width, is_signed)
     cycles = data.draw(st.integers(1, 40))
@@ -116,7 +118,21 @@ def test_random_sequences_match_closed_form(input_width, acc_width, is_signed, d
     valid, load = data.draw(bits), data.draw(bits)
     acc_in = data.draw(st.lists(st.integers(accs.start, accs.stop - 1),
                                 min_size=cycles, max_size=cycles))
-    check_pe(input_width, acc_width, is_signed, a, b, valid, load, acc_in)
+    if carried and acc_width < input_width:
+        # Carried at a narrower accumulator width the operands arrive modulo 2**acc_width.
+        a = [wrap(x, acc_width, is_signed) for x in a]
+        b = [wrap(y, acc_width, is_signed) for y in b]
+    check_pe(input_width, acc_width, is_signed, a, b, valid, load, acc_in, carried=carried)
+
+
+@pytest.mark.parametrize("is_signed", [True, False])
+def test_exhaustive_4bit_operands_carried_at_12_bits(is_signed):
+    # Every operand pair, carried extended to the accumulator width (as the array does).
+    pairs = list(itertools.product(operand_range(4, is_signed), repeat=2))
+    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+    n = len(pairs)
+    check_pe(4, 12, is_signed, a, b, [1] * n, [int(i % 3 == 0) for i in range(n)],
+             [wrap(7 * i, 12, is_signed) for i in range(n)], carried=True)
 
 
 def test_shapes_follow_arguments():
@@ -128,6 +144,9 @@ def test_shapes_follow_arguments():
     default = MACPE()
     Fragment.get(default, None)
     assert default.a.shape() == signed(8) and default.acc.shape() == signed(32)
+    carried = MACPE(carried_width=32)
+    Fragment.get(carried, None)
+    assert carried.carried_width == 32 and carried.a_out.shape() == signed(32)
 
 
 @pytest.mark.parametrize(
@@ -140,6 +159,8 @@ def test_shapes_follow_arguments():
         ({"acc_width": 0}, ValueError, "acc_width must be at least 1, not 0"),
         ({"acc_width": "32"}, TypeError, "acc_width must be an int, not '32'"),
         ({"signed": 1}, TypeError, "signed must be a bool, not 1"),
+        ({"carried_width": 16}, ValueError,
+         "carried_width must be input_width (8) or acc_width (32), not 16"),
     ],
 )
 def test_bad_arguments(kwargs, error, message):
