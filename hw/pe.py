@@ -143,6 +143,6 @@ class MACPE(wiring.Component):
                 m.d.sync += self.acc.eq(base + self.a * self.b)
             else:
                 w = self._acc_width
-                m.d.sync += self.acc.eq(base + (self.a * self.b)[:w])
+                m.d.sync += self.acc.eq(base + (self.a.as_unsigned() * self.b.as_unsigned())[:w])
 
         return m
