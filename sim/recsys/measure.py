@@ -1,6 +1,7 @@
-"""The cross-stack study's CPU side, measured: each model's real numpy forward pass on this CPU.
+"""The cross-stack study's CPU side, measured: each model's real forward pass on this CPU.
 
-:func:`measure_cpu` times :class:`archsim.sim.nn.recsys.RecModel` forward passes (random
+:func:`measure_cpu` times :class:`archsim.sim.nn.recsys.RecModel` forward passes (or, with
+``backend="torch"``, :class:`archsim.sim.nn.recsys_torch.TorchRecModel`'s; random
 tables and inputs, seeded) at the batch sizes of the authors' sweep (``4**0 .. 4**5``,
 ``experiments/operator_breakdown/sweep_p.py``): ``repeats`` timed runs after one untimed
 warm-up, the median and the spread of the total and of each operator group (SLS, FC,
