@@ -4,7 +4,8 @@ Prints, per model and batch (4^0..4^5), the median forward time over ``--repeats
 its spread ((max - min) / median), the share of SLS / FC / other, then the CPU cost model
 fitted on batches 1..256 (per model and shared) and its error on the held-out batch 1024.
 
-Usage: ``OPENBLAS_NUM_THREADS=1 python bench/recsys_cpu.py [--repeats N] [--cap ROWS]``
+Usage: ``OPENBLAS_NUM_THREADS=1 python bench/recsys_cpu.py [--repeats N] [--cap ROWS]
+[--backend numpy|torch]`` (``torch`` needs the optional extra and runs on one thread).
 (single-threaded BLAS: threaded OpenBLAS on a shared 2-core machine measured 2-10x slower).
 """
 
@@ -23,10 +24,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--cap", type=int, default=20000, help="embedding rows per table")
+    ap.add_argument("--backend", choices=("numpy", "torch"), default="numpy")
     args = ap.parse_args()
     ms = []
     for name in RECSYS_MODELS:
-        m = measure_cpu(name, repeats=args.repeats, table_rows_cap=args.cap)
+        m = measure_cpu(name, repeats=args.repeats, table_rows_cap=args.cap,
+                        backend=args.backend)
         ms.append(m)
         for row in m.rows():
             total = row["total_ms"]

@@ -24,7 +24,8 @@ from ...compilers.graph.recsys import RecModelConfig
 from ...errors import ConfigError
 
 __all__ = ["RecInputs", "RecOutput", "RecModel", "random_inputs", "sparse_lengths_sum", "fc",
-           "gru_layer", "rnn_layer", "OP_GROUPS"]
+           "gru_layer", "rnn_layer", "OP_GROUPS", "GroupClock",
+           "check_inputs"]
 
 F32 = NDArray[np.float32]
 I64 = NDArray[np.int64]
@@ -216,15 +217,9 @@ class RecModel:
             If given, wall-clock seconds per operator group (:data:`OP_GROUPS`) are added to it.
         """
         c = self.config
-        if len(indices) != c.num_tables or len(lengths) != c.num_tables:
-            raise ConfigError(f"needs indices and lengths for {c.num_tables} tables, got "
-                              f"{len(indices)} and {len(lengths)}", field="indices")
+        check_inputs(c, dense, indices, lengths)
         dense = np.asarray(dense, dtype=np.float32)
-        if dense.ndim != 2 or dense.shape[1] != c.bottom_mlp[0]:
-            raise ConfigError(f"dense must be (batch, {c.bottom_mlp[0]}), got {dense.shape}",
-                              field="dense")
-        batch = dense.shape[0]
-        clock = _Clock(timings)
+        clock = GroupClock(timings)
 
         def run_mlp(x: F32, layers: list[tuple[F32, F32]], last_relu: bool) -> F32:
             for j, (w, b) in enumerate(layers):
@@ -234,9 +229,6 @@ class RecModel:
         with clock("sls"):
             pooled = []
             for t, (idx, ln) in enumerate(zip(indices, lengths, strict=True)):
-                if len(ln) != batch:
-                    raise ConfigError(f"table {t}: {len(ln)} lengths for a batch of {batch}",
-                                      field="lengths")
                 pooled.append(sparse_lengths_sum(self.tables[t], np.asarray(idx), ln))
         if c.kind == "dlrm":
             with clock("fc"):
@@ -293,7 +285,26 @@ class RecModel:
         return layer(x2, *self.grus[1])[:, -1]
 
 
-class _Clock:
+def check_inputs(config: RecModelConfig, dense: F32,
+                 indices: tuple[I64, ...] | list[I64],
+                 lengths: tuple[NDArray[np.int32], ...] | list[NDArray[np.int32]]) -> None:
+    """Raise :class:`~archsim.errors.ConfigError` unless ``dense``, ``indices`` and
+    ``lengths`` are one batch of ``config``'s inputs (shared by every backend)."""
+    c = config
+    if len(indices) != c.num_tables or len(lengths) != c.num_tables:
+        raise ConfigError(f"needs indices and lengths for {c.num_tables} tables, got "
+                          f"{len(indices)} and {len(lengths)}", field="indices")
+    shape = np.shape(dense)
+    if len(shape) != 2 or shape[1] != c.bottom_mlp[0]:
+        raise ConfigError(f"dense must be (batch, {c.bottom_mlp[0]}), got {shape}",
+                          field="dense")
+    for t, ln in enumerate(lengths):
+        if len(ln) != shape[0]:
+            raise ConfigError(f"table {t}: {len(ln)} lengths for a batch of {shape[0]}",
+                              field="lengths")
+
+
+class GroupClock:
     """Adds the wall time of a ``with`` block to ``timings[group]`` (nothing if None)."""
 
     def __init__(self, timings: dict[str, float] | None) -> None:
@@ -301,7 +312,7 @@ class _Clock:
         self.group = ""
         self.t0 = 0.0
 
-    def __call__(self, group: str) -> _Clock:
+    def __call__(self, group: str) -> GroupClock:
         self.group = group
         return self
 

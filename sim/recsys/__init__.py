@@ -2,7 +2,7 @@
 
 ``deeprecinfra``: the load generator, the engine pool with accelerator offload and
 DeepRecSched's hill climbing, as the authors' code does them, as a simulation. ``measure``:
-the models' real numpy forward passes timed on this CPU and the CPU cost model fitted to them;
+the models' real forward passes (numpy, or PyTorch) timed on this CPU and the CPU cost model fitted to them;
 ``gpu``: the same models on a GPU roofline (the GTX 1080 Ti of the authors' measurements).
 ``recssd``: SparseLengthsSum on a commodity SSD (block reads, host-side reduction) and inside
 RecSSD's flash translation layer, on the SSD model of :mod:`archsim.hw.models.ssd`.

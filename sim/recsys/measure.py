@@ -1,6 +1,7 @@
-"""The cross-stack study's CPU side, measured: each model's real numpy forward pass on this CPU.
+"""The cross-stack study's CPU side, measured: each model's real forward pass on this CPU.
 
-:func:`measure_cpu` times :class:`archsim.sim.nn.recsys.RecModel` forward passes (random
+:func:`measure_cpu` times :class:`archsim.sim.nn.recsys.RecModel` forward passes (or, with
+``backend="torch"``, :class:`archsim.sim.nn.recsys_torch.TorchRecModel`'s; random
 tables and inputs, seeded) at the batch sizes of the authors' sweep (``4**0 .. 4**5``,
 ``experiments/operator_breakdown/sweep_p.py``): ``repeats`` timed runs after one untimed
 warm-up, the median and the spread of the total and of each operator group (SLS, FC,
@@ -25,13 +26,18 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...compilers.graph.recsys import RecModelConfig, get_recsys, recsys_graph
 from ...errors import ConfigError
 
-__all__ = ["SWEEP_BATCHES", "GROUP_OPS", "ALL_MODELS", "CpuMeasurement", "measure_cpu",
+if TYPE_CHECKING:
+    from ..nn.recsys import RecModel
+    from ..nn.recsys_torch import TorchRecModel
+
+__all__ = ["BACKENDS", "SWEEP_BATCHES", "GROUP_OPS", "ALL_MODELS", "CpuMeasurement", "measure_cpu",
            "group_work", "CpuCostModel", "fit_cpu_model"]
 
 #: The authors' batch sweep.
@@ -45,7 +51,8 @@ GROUP_OPS: dict[str, tuple[str, ...]] = {
 @dataclass(frozen=True)
 class CpuMeasurement:
     """Timings of one model: per batch, the median and (max - min) / median of the total and
-    of each operator group, seconds."""
+    of each operator group, seconds; the total's standard deviation over the repeats
+    (``total_std_s``, ddof 0; empty if not recorded) and the ``backend`` timed."""
 
     model: str
     batches: tuple[int, ...]
@@ -54,29 +61,66 @@ class CpuMeasurement:
     total_s: tuple[float, ...]
     total_spread: tuple[float, ...]
     group_s: dict[str, tuple[float, ...]]
+    total_std_s: tuple[float, ...] = ()
+    backend: str = "numpy"
 
     def rows(self) -> list[dict[str, float | int | str]]:
         out: list[dict[str, float | int | str]] = []
         for i, b in enumerate(self.batches):
             row: dict[str, float | int | str] = {
-                "model": self.model, "batch": b, "total_ms": self.total_s[i] * 1e3,
-                "spread": self.total_spread[i]}
+                "model": self.model, "backend": self.backend, "batch": b,
+                "total_ms": self.total_s[i] * 1e3, "spread": self.total_spread[i]}
+            if self.total_std_s:
+                row["std_ms"] = self.total_std_s[i] * 1e3
             for g, ts in self.group_s.items():
                 row[f"{g}_ms"] = ts[i] * 1e3
             out.append(row)
         return out
 
 
+#: The forward-pass implementations :func:`measure_cpu` can time.
+BACKENDS = ("numpy", "torch")
+
+
 def measure_cpu(name: str, *, batches: Sequence[int] = SWEEP_BATCHES, repeats: int = 5,
-                table_rows_cap: int = 20000, seed: int = 0) -> CpuMeasurement:
-    """Time model ``name``'s numpy forward pass (module docstring)."""
-    from ..nn.recsys import OP_GROUPS, RecModel, random_inputs
+                table_rows_cap: int = 20000, seed: int = 0,
+                backend: str = "numpy") -> CpuMeasurement:
+    """Time model ``name``'s forward pass (module docstring) in ``backend``: ``"numpy"``
+    (:class:`~archsim.sim.nn.recsys.RecModel`) or ``"torch"``
+    (:class:`~archsim.sim.nn.recsys_torch.TorchRecModel`, same weights; the optional
+    ``torch`` extra). PyTorch runs on one intra-op thread while timed (its setting is
+    restored after): numpy's BLAS is run single-threaded too, so the two backends compare
+    kernel for kernel, and on a shared 2-core machine more threads measure contention."""
+    from ..nn.recsys import RecModel
 
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ConfigError(f"repeats must be an int >= 1, not {repeats!r}", field="repeats")
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend {backend!r}", field="backend",
+                          allowed=list(BACKENDS))
     config = get_recsys(name)
+    if backend == "torch":
+        from ..nn.recsys_torch import TorchRecModel, _torch
+
+        torch = _torch()
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            model: RecModel | TorchRecModel = TorchRecModel(
+                config, seed=seed, table_rows_cap=table_rows_cap)
+            return _time_model(model, batches, repeats, table_rows_cap, seed, backend)
+        finally:
+            torch.set_num_threads(threads)
     model = RecModel(config, seed=seed, table_rows_cap=table_rows_cap)
-    totals, spreads = [], []
+    return _time_model(model, batches, repeats, table_rows_cap, seed, backend)
+
+
+def _time_model(model: RecModel | TorchRecModel, batches: Sequence[int], repeats: int,
+                table_rows_cap: int, seed: int, backend: str) -> CpuMeasurement:
+    from ..nn.recsys import OP_GROUPS, random_inputs
+
+    config = model.config
+    totals, spreads, stds = [], [], []
     groups: dict[str, list[float]] = {g: [] for g in OP_GROUPS}
     for b in batches:
         inputs = random_inputs(config, b, seed, table_rows_cap=table_rows_cap)
@@ -93,12 +137,14 @@ def measure_cpu(name: str, *, batches: Sequence[int] = SWEEP_BATCHES, repeats: i
         med = float(np.median(runs))
         totals.append(med)
         spreads.append((max(runs) - min(runs)) / med if med > 0 else 0.0)
+        stds.append(float(np.std(runs)))
         for g in OP_GROUPS:
             groups[g].append(float(np.median(per_group[g])))
     return CpuMeasurement(model=config.name, batches=tuple(batches), repeats=repeats,
                           table_rows_cap=table_rows_cap, total_s=tuple(totals),
                           total_spread=tuple(spreads),
-                          group_s={g: tuple(v) for g, v in groups.items()})
+                          group_s={g: tuple(v) for g, v in groups.items()},
+                          total_std_s=tuple(stds), backend=backend)
 
 
 def group_work(config: RecModelConfig, batch: int) -> dict[str, float]:
