@@ -79,3 +79,45 @@ def test_large_batches_amortize_launches() -> None:
 def test_errors(kw: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         _model(**kw)
+
+
+def test_recurrent_layers_run_their_steps_in_sequence() -> None:
+    # DIEN: two GRU layers (3 gates) over its behaviour sequence;
+    # each step moves the layer's weights and 1/steps of its activations, and launches
+    # recurrent_kernels_per_step kernels.
+    from archsim.compilers.graph.recsys import recsys_graph
+
+    m = _model(recurrent_kernels_per_step=3)
+    c = get_recsys("DIEN")
+    b = 8
+    peak, bw = 11.339776e12 * 0.5, 484e9 * 0.5
+    want_s = want_launch = 0.0
+    for op in recsys_graph(c, batch=b):
+        if op.kind != "recurrent":
+            continue
+        t, i, h = op.attrs["steps"], op.attrs["input_size"], op.attrs["hidden_size"]
+        weights = 4 * (3 * h * i + 3 * h * h + 3 * h)  # GRU: 3 gates, W, R, B in fp32
+        acts = 4 * (b * t * i + b * t * h)  # the sequence in, the hidden states out
+        want_s += t * max(op.flops / t / peak, (weights + acts / t) / bw)
+        want_launch += t * 3 * 1e-5
+    groups = m.group_s(c, b)
+    assert want_s > 0 and groups["gru"] == pytest.approx(want_s, rel=1e-9)
+    launches = groups["launch"] - 1e-5 * sum(1 for op in recsys_graph(c, batch=b)
+                                               if op.kind != "recurrent")
+    assert launches == pytest.approx(want_launch, rel=1e-9)
+    with pytest.raises(ConfigError, match="recurrent_kernels_per_step must be an int >= 1"):
+        _model(recurrent_kernels_per_step=0)
+
+
+def test_launches_in_groups_moves_each_kernels_launch_to_its_group() -> None:
+    m = _model(recurrent_kernels_per_step=2)
+    for name in ("DLRM-RMC1", "DIEN"):
+        c = get_recsys(name)
+        apart, within = m.group_s(c, 4), m.group_s(c, 4, launches_in_groups=True)
+        assert "launch" not in within
+        assert math.fsum(within.values()) == pytest.approx(math.fsum(apart.values()))
+    # RMC1: 8 SLS kernels, 5 FC, 4 ReLU ("other"), 1 concat, each 10 us.
+    c = get_recsys("DLRM-RMC1")
+    apart, within = m.group_s(c, 4), m.group_s(c, 4, launches_in_groups=True)
+    for group, kernels in (("sls", 8), ("fc", 5), ("other", 4), ("concat", 1)):
+        assert within[group] == pytest.approx(apart[group] + kernels * 1e-5, rel=1e-9)

@@ -10,7 +10,10 @@ launches one per operator): its roofline time on the GPU's datasheet peaks
 (:class:`archsim.hw.models.gpu.GPURoofline`) plus a launch overhead. An embedding
 (SparseLengthsSum) kernel moves the rows it gathers, its indices and its pooled output --
 not its table -- at a further ``gather_efficiency`` of the memory bandwidth (rows of 128-256
-B at random addresses). The batch's inputs (dense features, indices, lengths) go to the
+B at random addresses). A recurrent layer runs its steps one after another (Caffe2's
+RecurrentNetwork runs a step net per time step): each step is its own kernels
+(``recurrent_kernels_per_step``, each launched) moving the layer's weights and that step's
+activations. The batch's inputs (dense features, indices, lengths) go to the
 device and the model's outputs come back over PCIe, each copy with a fixed latency.
 
 Operator groups follow :data:`archsim.sim.recsys.measure.GROUP_OPS` (the CPU side's timed
@@ -91,6 +94,8 @@ class GpuRecModel:
         Host <-> device copy bandwidth per direction.
     copy_latency_s : float
         Fixed cost of each of the two copies (inputs in, outputs out).
+    recurrent_kernels_per_step : int
+        Kernels per time step of a recurrent layer (each one launch).
     assumed : tuple of str
         Which of the figures above are assumptions, as text (listed by a study).
     """
@@ -100,6 +105,7 @@ class GpuRecModel:
     gather_efficiency: float = 1.0
     pcie_bw_bytes_per_s: float
     copy_latency_s: float = 0.0
+    recurrent_kernels_per_step: int = 1
     assumed: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -112,6 +118,10 @@ class GpuRecModel:
         _non_negative("kernel_launch_s", self.kernel_launch_s)
         _fraction("gather_efficiency", self.gather_efficiency)
         _non_negative("copy_latency_s", self.copy_latency_s)
+        k = self.recurrent_kernels_per_step
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ConfigError(f"recurrent_kernels_per_step must be an int >= 1, not {k!r}",
+                              field="recurrent_kernels_per_step")
         if not _non_negative("pcie_bw_bytes_per_s", self.pcie_bw_bytes_per_s) > 0:
             raise ConfigError(f"pcie_bw_bytes_per_s must be > 0, not "
                               f"{self.pcie_bw_bytes_per_s!r}", field="pcie_bw_bytes_per_s")
@@ -126,6 +136,7 @@ class GpuRecModel:
                                  memory_efficiency=0.8, name="gtx-1080-ti-recsys"),
             kernel_launch_s=10e-6, gather_efficiency=0.5,
             pcie_bw_bytes_per_s=spec.pcie_bw_bytes_per_s * 0.75, copy_latency_s=10e-6,
+            recurrent_kernels_per_step=2,
             assumed=(
                 "GPU compute efficiency 0.6 of the 11.3 TFLOP/s fp32 peak (assumed; "
                 "cuBLAS SGEMM reaches more on large square GEMMs, less on skinny ones)",
@@ -133,6 +144,8 @@ class GpuRecModel:
                 "SLS gathers at a further 0.5 of that bandwidth (assumed: random rows)",
                 "10 us per operator kernel: launch plus Caffe2 dispatch (assumed)",
                 "PCIe copies at 0.75 of the 15.75 GB/s link, 10 us fixed each (assumed)",
+                "2 kernels per recurrent time step: the step's matrix product and its "
+                "cell's point-wise update (assumed)",
             ))
 
     @property
@@ -140,22 +153,39 @@ class GpuRecModel:
         """The assumed figures, as text, for a study's list of assumptions."""
         return self.assumed
 
-    def group_s(self, config: RecModelConfig, batch: int) -> dict[str, float]:
-        """Seconds per operator group (:data:`GPU_GROUPS`) of one forward pass at ``batch``."""
+    def group_s(self, config: RecModelConfig, batch: int, *,
+                launches_in_groups: bool = False) -> dict[str, float]:
+        """Seconds per operator group (:data:`GPU_GROUPS`) of one forward pass at ``batch``.
+
+        With ``launches_in_groups`` each kernel's launch is counted in its operator's group
+        (as a per-operator profiler reports it) and there is no ``launch`` group.
+        """
         graph = recsys_graph(config, batch=batch)
         out = dict.fromkeys(GPU_GROUPS, 0.0)
+        launch_to = (lambda group: group) if launches_in_groups else (lambda group: "launch")
         host_in = 0.0
         host_out = 0.0
         consumed: set[str] = set()
         for op in graph:
             group = operator_group(op)
+            if op.kind == "recurrent":
+                steps = int(op.attrs["steps"]) * int(op.attrs.get("directions", 1))
+                weights = op.weight_bytes
+                step_bytes = weights + (op.bytes_accessed - weights) / steps
+                step_s, _ = self.roofline.time_s(op.flops / steps, step_bytes)
+                out[group] += steps * step_s
+                out[launch_to(group)] += (steps * self.recurrent_kernels_per_step
+                                          * self.kernel_launch_s)
+                host_in += sum(t.nbytes for t in op.inputs if t.role == "input")
+                consumed.update(t.name for t in op.inputs)
+                continue
             if group == "sls":
                 bytes_moved = _embedding_bytes(op) / self.gather_efficiency
             else:
                 bytes_moved = op.bytes_accessed
             kernel_s, _ = self.roofline.time_s(op.flops, bytes_moved)
             out[group] += kernel_s
-            out["launch"] += self.kernel_launch_s
+            out[launch_to(group)] += self.kernel_launch_s
             host_in += sum(t.nbytes for t in op.inputs if t.role == "input")
             consumed.update(t.name for t in op.inputs)
         # The graph's results (tensors nobody consumes) come back to the host.
@@ -163,6 +193,8 @@ class GpuRecModel:
             host_out += sum(t.nbytes for t in op.outputs if t.name not in consumed)
         out["transfer"] = (2 * self.copy_latency_s
                            + (host_in + host_out) / self.pcie_bw_bytes_per_s)
+        if launches_in_groups:
+            del out["launch"]
         return out
 
     def predict_s(self, config: RecModelConfig, batch: int) -> float:
