@@ -186,3 +186,26 @@ def test_bad_input():
         ndp_request_program(acc, req, n_results=1)
     with pytest.raises(DSLError):
         recssd_ndp(dim=8, lanes=2, page_words=64, clock_hz=-1.0)
+
+
+def test_unit_rejects_bad_arguments_and_pairs():
+    u = GatherReduce(addr_width=8, dim=8, lanes=2, max_results=4, page_words=64)
+    silence_unused(u)
+    args = dict(op=0, n=1, page_addr=0, pairs_addr=0, acc_addr=0, acc_in_addr=0)
+    with pytest.raises(ValueError, match="argument 'op' must be one of"):
+        u.cycles({**args, "op": 2})
+    with pytest.raises(ValueError, match="'page_addr' must be a multiple of lanes"):
+        u.cycles({**args, "page_addr": 3})
+    with pytest.raises(ValueError, match="acc_in_addr must equal acc_addr"):
+        u.cycles({**args, "acc_in_addr": 8})
+    with pytest.raises(ValueError, match="'n' must be at most 4 for clear"):
+        u.cycles({**args, "op": 1, "n": 5})
+    bufs = {"page": np.zeros(64, np.int64), "pairs": np.array([pack_pair(4, 0)], np.int64),
+            "acc": np.zeros(32, np.int64)}
+    bufs["acc_in"] = bufs["acc"]
+    with pytest.raises(ValueError, match="result_idx 4 .< 4 allowed"):
+        u.golden(bufs, args)
+    with pytest.raises(ValueError, match="page_words .64. must be a multiple of dim .24."):
+        GatherReduce(addr_width=8, dim=8 * 3, lanes=8, page_words=64)
+    with pytest.raises(ValueError, match="result_idx must be an int in 0..65535"):
+        pack_pair(1 << 16, 0)
