@@ -53,7 +53,7 @@ TECHNOLOGY_NAMES = ("sram", "edram", "reram")
 #: Library unit kinds a unit may name; anything else must be a ``@kernel`` or a unit factory.
 LIBRARY_UNIT_KINDS = ("gemm", "softmax", "layernorm", "entropy", "vector", "stream",
                       "adaptivfloat_dot", "adaptivfloat_gemm", "entropy_dvfs", "bitmask_decode",
-                      "bitmask_encode", "adaptivfloat_convert")
+                      "bitmask_encode", "adaptivfloat_convert", "gather_reduce")
 
 #: The always-on domain every description has: the controller and the bus live in it.
 MAIN_DOMAIN = "main"

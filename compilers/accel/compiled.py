@@ -96,6 +96,9 @@ def _library_unit(kind: str) -> type[Unit]:
     if kind == "adaptivfloat_gemm":
         from ...hw.accel.adpfloat_gemm import AdaptivFloatGemm
         return AdaptivFloatGemm
+    if kind == "gather_reduce":
+        from ...hw.accel.gather_reduce import GatherReduce
+        return GatherReduce
     raise AssertionError(kind)  # the description checked the kind
 
 
