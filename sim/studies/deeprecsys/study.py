@@ -231,7 +231,9 @@ def _plot_bars(path: Path, labels: Sequence[str], series: dict[str, Sequence[flo
     x = np.arange(len(labels))
     for i, (name, values) in enumerate(series.items()):
         ax.bar(x + i * width, values, width, label=name)
-    ax.set_xticks(x + width * (len(series) - 1) / 2, labels, fontsize=8)
+    ax.set_xticks(x + width * (len(series) - 1) / 2, labels, fontsize=8,
+                  rotation=30 if len(labels) > 8 else 0, ha="right" if len(labels) > 8
+                  else "center")
     if log:
         ax.set_yscale("log")
     ax.set_ylabel(ylabel)
