@@ -136,8 +136,11 @@ def test_registered(name: str) -> None:
 
 
 def test_bad_inputs() -> None:
-    with pytest.raises(ConfigError, match=r"^field 'model': unknown DeepRecSys model 'rmc9' \(allowed: 'DIEN', 'DIN', "
-                       r"'DLRM-RMC1', 'DLRM-RMC2', 'DLRM-RMC3', 'MT-WnD', 'NCF', 'WnD'\)$") as e:
+    with pytest.raises(ConfigError, match=r"^field 'model': unknown recommendation model 'rmc9' "
+                       r"\(allowed: 'DIEN', 'DIN', 'DLRM-RMC1', 'DLRM-RMC2', 'DLRM-RMC3', "
+                       r"'MT-WnD', 'NCF', 'RecSSD-DIEN', 'RecSSD-DIN', 'RecSSD-MT-WnD', "
+                       r"'RecSSD-NCF', 'RecSSD-RM1', 'RecSSD-RM2', 'RecSSD-RM3', 'RecSSD-WnD', "
+                       r"'WnD'\)$") as e:
         get_recsys("rmc9")
     assert e.value.field == "model"
     with pytest.raises(ConfigError, match=r"^field 'batch': must be a positive integer, not 0$") as e:

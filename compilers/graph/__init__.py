@@ -40,6 +40,7 @@ from .ir import (
 from .onnx_import import SUPPORTED_ONNX_OPS, from_onnx
 from .paradnn import PARADNN_SWEEPS, paradnn_model, paradnn_sweep
 from .recsys import (
+    RECSSD_MODELS,
     RECSYS_KINDS,
     RECSYS_MODELS,
     RecModelConfig,
@@ -70,7 +71,7 @@ __all__ = [
     "TRANSFORMER_PRESETS", "TransformerConfig", "get_transformer", "transformer_graph",
     "NetBuilder", "conv2d", "pool2d", "linear", "recurrent", "RECURRENT_CELLS",
     "resnet50", "vgg16", "alexnet", "bert_base", "albert_base", "minilm_l6", "share_layer_weights",
-    "RECSYS_KINDS", "RECSYS_MODELS", "RecModelConfig", "get_recsys", "recsys_graph",
+    "RECSYS_KINDS", "RECSYS_MODELS", "RECSSD_MODELS", "RecModelConfig", "get_recsys", "recsys_graph",
     "recsys_sample_work",
     "DLRM_PRESETS", "DLRMConfig", "DLRMSampleWork", "dlrm_graph", "dlrm_sample_work", "get_dlrm",
     "FATHOM_WORKLOADS", "fathom_workload", "PARADNN_SWEEPS", "paradnn_model", "paradnn_sweep",

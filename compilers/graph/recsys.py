@@ -55,8 +55,8 @@ from .cnn import RECURRENT_CELLS, recurrent
 from .dlrm import DLRMSampleWork
 from .ir import Operator, TensorSpec, WorkloadGraph, dtype_bytes, matmul
 
-__all__ = ["RecModelConfig", "RECSYS_MODELS", "RECSYS_KINDS", "get_recsys", "recsys_graph",
-           "recsys_sample_work"]
+__all__ = ["RecModelConfig", "RECSYS_MODELS", "RECSSD_MODELS", "RECSYS_KINDS", "get_recsys",
+           "recsys_graph", "recsys_sample_work"]
 
 RECSYS_KINDS = ("dlrm", "wnd", "mtwnd", "ncf", "din", "dien")
 
@@ -270,14 +270,54 @@ RECSYS_MODELS: dict[str, RecModelConfig] = {c.name: c for c in [
 ]}
 
 
+_SSD_SRC = "wilkening-mark/RecSSD-RecInfra models/sweep_*.py"
+
+#: RecSSD's eight models (Wilkening et al., ASPLOS 2021): the authors' modified DeepRecInfra
+#: (``wilkening-mark/RecSSD-RecInfra`` ``models/sweep_*.py``, classes from
+#: ``sweep/Description.txt``). Smaller tables than DeepRecSys's, fp32, fixed lookups. Where
+#: the sweep gives no bottom MLP (NCF: "-") the dense width is 1, unused by NCF (assumed
+#: placeholder; :class:`RecModelConfig` needs one width). DIN's four tables are profile
+#: 10,000, behaviour 1,000 (x 250 user-behaviour tables), ad 100,000, context 100,000.
+RECSSD_MODELS: dict[str, RecModelConfig] = {c.name: c for c in [
+    _cfg(name="RecSSD-RM1", kind="dlrm", table_rows=(1_000_000,) * 8, embedding_dim=32,
+         lookups_per_table=80, bottom_mlp=(128, 64, 32), top_mlp=(256, 64, 1),
+         source=_SSD_SRC + " (RM1, embedding-dominated)"),
+    _cfg(name="RecSSD-RM2", kind="dlrm", table_rows=(1_000_000,) * 32, embedding_dim=64,
+         lookups_per_table=120, bottom_mlp=(128, 64, 64), top_mlp=(128, 64, 1),
+         source=_SSD_SRC + " (RM2, embedding-dominated)"),
+    _cfg(name="RecSSD-RM3", kind="dlrm", table_rows=(1_000_000,) * 10, embedding_dim=32,
+         lookups_per_table=20, bottom_mlp=(2560, 1024, 256, 32), top_mlp=(512, 256, 1),
+         source=_SSD_SRC + " (RM3, MLP-dominated)"),
+    _cfg(name="RecSSD-WnD", kind="wnd", table_rows=(100_000,) * 27, embedding_dim=32,
+         lookups_per_table=1, bottom_mlp=(512,), top_mlp=(1024, 512, 256),
+         source=_SSD_SRC + " (WnD, MLP-dominated)"),
+    _cfg(name="RecSSD-MT-WnD", kind="mtwnd", table_rows=(10_000,) * 41 + (100_000,) * 2,
+         embedding_dim=32, lookups_per_table=1, bottom_mlp=(512,), top_mlp=(1024, 512),
+         task_mlp=(512, 256, 128), num_tasks=8,
+         source=_SSD_SRC + " (MT-WnD, MLP-dominated, 8 tasks)"),
+    _cfg(name="RecSSD-NCF", kind="ncf", table_rows=(100_000,) * 4, embedding_dim=32,
+         lookups_per_table=1, bottom_mlp=(1,), top_mlp=(256, 256, 128, 64, 64),
+         source=_SSD_SRC + " (NCF, MLP-dominated; no bottom MLP, dense width 1 assumed)"),
+    _cfg(name="RecSSD-DIN", kind="din",
+         table_rows=(10_000,) + (1_000,) * _DIN_BEHAVIOR_TABLES + (100_000,) * 2,
+         embedding_dim=32, lookups_per_table=3, bottom_mlp=(1,), top_mlp=(200, 80, 2),
+         source=_SSD_SRC + " (DIN, attention-based, 250 user-behaviour tables)"),
+    _cfg(name="RecSSD-DIEN", kind="dien", table_rows=(10_000,) * 41 + (100_000,) * 2,
+         embedding_dim=32, lookups_per_table=3, bottom_mlp=(512,), top_mlp=(200, 80, 2),
+         hidden_size=64, source=_SSD_SRC + " (DIEN, attention-based, hidden 64)"),
+]}
+
+
 def get_recsys(name: str) -> RecModelConfig:
-    """Look up a DeepRecSys model by display or workload name (case-insensitive)."""
-    by_lower = {k.lower(): v for k, v in RECSYS_MODELS.items()}
+    """Look up a DeepRecSys (:data:`RECSYS_MODELS`) or RecSSD (:data:`RECSSD_MODELS`) model
+    by display or workload name (case-insensitive)."""
+    models = {**RECSYS_MODELS, **RECSSD_MODELS}
+    by_lower = {k.lower(): v for k, v in models.items()}
     try:
         return by_lower[name.lower()]
     except KeyError:
-        raise ConfigError(f"unknown DeepRecSys model '{name}'", field="model",
-                          allowed=sorted(RECSYS_MODELS)) from None
+        raise ConfigError(f"unknown recommendation model '{name}'", field="model",
+                          allowed=sorted(models)) from None
 
 
 def recsys_graph(config: RecModelConfig, *, batch: int, dtype: str = "fp32") -> WorkloadGraph:

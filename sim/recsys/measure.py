@@ -192,6 +192,17 @@ class CpuCostModel:
         return math.fsum(a + b * w for g, (a, b) in coef.items()
                          if (w := work.get(g, 0.0)) > 0)
 
+    def group_s(self, config: RecModelConfig, batch: int) -> dict[str, float]:
+        """Each operator group's fitted time at ``batch`` (seconds; 0 for a group with no
+        work); their sum is :meth:`predict_s`."""
+        coef = self.coefficients.get(config.name, self.coefficients.get(ALL_MODELS))
+        if coef is None:
+            raise ConfigError(f"no CPU cost fit for model {config.name!r}", field="model",
+                              allowed=sorted(self.coefficients))
+        work = group_work(config, batch)
+        return {g: (a + b * work[g] if work.get(g, 0.0) > 0 else 0.0)
+                for g, (a, b) in coef.items()}
+
     def validate(self, measurements: Sequence[CpuMeasurement]) -> dict[str, float]:
         """Relative error (predicted / measured - 1) of the total at each model's largest
         measured batch (held out of the fit)."""
