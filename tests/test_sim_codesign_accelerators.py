@@ -119,6 +119,7 @@ def test_the_soc_config_names_a_loadable_description():
     words = {b: s.words for b, s in npu.buffers.items()}
     assert words == {"act": 4096, "wgt": 2048, "acc": 2048}
     assert npu.domains["main"].operating_points["nominal"] == (0.9, 500e6)
+    assert npu.compile().units["to_act"].contract.operand("a").lanes == 1  # not square
     with pytest.raises(ConfigError, match="no object"):
         load_object("archsim.dsl.examples.uav_npu:DESIGNS.r8_c8", field="description")
 
@@ -151,10 +152,10 @@ def test_price_and_board_errors_name_the_field():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("rows", "cols"), [(2, 2), (4, 4)])
+@pytest.mark.parametrize(("rows", "cols"), [(2, 2), (4, 4), (4, 2)])
 def test_tile_model_cycles_equal_verilator_cycles(rows, cols):
     """One GEMM tile on the RTL: C = A^T-tile @ W + C0 (numpy) and the CYCLES count equals
-    the model view's, for small arrays."""
+    the model view's, for small arrays (one not square: a one-lane vector unit)."""
     point = AcceleratorPoint(rows=rows, cols=cols, act_kib=1, wgt_kib=1, acc_kib=1,
                              tile_m_folds=2, tile_k=8)
     m, k, n = point.tile

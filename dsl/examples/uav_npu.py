@@ -66,14 +66,17 @@ def uav_npu(*, rows: int, cols: int, act_words: int, wgt_words: int, acc_words: 
         The Verilog module name.
     """
     npu = Accelerator(name=name, main_point=(MAIN_VOLTAGE_V, clock_hz))
+    lanes = vector_lanes(rows, cols)
     npu.buffer("act", words=act_words, width=8, banks=rows)
     npu.buffer("wgt", words=wgt_words, width=8, banks=cols)
-    # read ports: the GEMM's c_in and the vector unit's a and b (b unused by requant/relu)
-    npu.buffer("acc", words=acc_words, width=32, banks=cols, read_ports=2)
+    # read ports: the vector unit's a and b (b unused by requant/relu), and the GEMM's c_in,
+    # which shares the vector unit's first port only when their lanes agree
+    npu.buffer("acc", words=acc_words, width=32, banks=cols,
+               read_ports=2 if lanes == cols else 3)
     npu.unit("gemm", "gemm", rows=rows, cols=cols,
              bind={"a": "act", "b": "wgt", "c": "acc", "c_in": "acc"})
-    npu.unit("to_act", "vector", a_width=32, b_width=32, z_width=8,
-             lanes=vector_lanes(rows, cols), bind={"a": "acc", "b": "acc", "z": "act"})
+    npu.unit("to_act", "vector", a_width=32, b_width=32, z_width=8, lanes=lanes,
+             bind={"a": "acc", "b": "acc", "z": "act"})
     return npu
 
 
