@@ -94,7 +94,7 @@ def test_quick_run_headlines_recomputed_from_tables(result) -> None:
     by_metric = {c.metric: c for c in result.comparisons}
     head = next(c for m, c in by_metric.items() if m.startswith("DeepRecSched-CPU QPS"))
     assert head.ours == pytest.approx(float(np.exp(np.mean(np.log(gains)))))
-    shape = next(c for m, c in by_metric.items() if m.startswith("chosen batch"))
+    shape = next(o for o in result.observations if o.metric.startswith("chosen batch"))
     heavy = np.exp(np.mean(np.log([rows[m]["chosen_batch"] for m in COMPUTE_HEAVY])))
     light = np.exp(np.mean(np.log([rows[m]["chosen_batch"] for m in MEMORY_BOUND])))
     assert shape.ours == pytest.approx(heavy / light)

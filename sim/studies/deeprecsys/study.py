@@ -306,12 +306,6 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
             note="default +-10% band; our engines are far faster than the targets "
                  "(recalled for the authors' Caffe2 engines), which shrinks the gain"),
         Comparison(
-            metric="chosen batch, compute-heavy (RMC3, WnD) / memory-bound (RMC1, RMC2)",
-            ours=heavy_b / light_b, published="compute-heavy prefer larger batches",
-            band=Band.above(1.0), unit="x", expected=Status.REPRODUCED,
-            assumption="geomean of DeepRecSched's chosen per-core batches",
-            note=" ".join(f"{m}:{chosen[m]}" for m in COMPUTE_HEAVY + MEMORY_BOUND)),
-        Comparison(
             metric="GPU offload of large queries / CPU-only DeepRecSched, geomean",
             ours=offload_gain, published="offload of only large queries beats CPU-only",
             band=Band.above(1.0), unit="x", expected=Status.REPRODUCED,
@@ -323,6 +317,14 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
             band=Band.above(1.0), unit="x", expected=Status.REPRODUCED,
             assumption="one GPU shared by all queries; same sizes and GPU model"),
     ]
+    # An observation, not a comparison: the chosen batches are powers of two picked by a
+    # controller oscillating near saturation on measured (shared-machine) engine times, so
+    # the ratio moved between 1.41 and 2.83 over six runs and a status could flip.
+    result.observations.append(Observation(
+        metric="chosen batch, compute-heavy (RMC3, WnD) / memory-bound (RMC1, RMC2), geomean "
+               "(paper: compute-heavy models prefer larger batches)",
+        ours=heavy_b / light_b, unit="x",
+        note=" ".join(f"{m}:{chosen[m]}" for m in COMPUTE_HEAVY + MEMORY_BOUND)))
     result.observations += [
         Observation(metric=f"gain over static, {r.model}", ours=g, unit="x",
                     note=f"chosen batch {r.cpu_batch}")
