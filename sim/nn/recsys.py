@@ -15,7 +15,9 @@ unchanged, only the tables' footprint (and so cache behaviour) is.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,11 +25,19 @@ from numpy.typing import NDArray
 from ...compilers.graph.recsys import RecModelConfig
 from ...errors import ConfigError
 
-__all__ = ["RecInputs", "RecOutput", "RecModel", "random_inputs", "sparse_lengths_sum", "fc",
+__all__ = ["RecInputs", "RecOutput", "RecModel", "compose_towers", "random_inputs", "sparse_lengths_sum", "fc",
            "gru_layer", "rnn_layer", "OP_GROUPS", "GroupClock",
            "check_inputs"]
 
 F32 = NDArray[np.float32]
+
+
+class _Addable(Protocol):
+    def __add__(self, other: Any, /) -> Any: ...
+
+
+#: A backend's array type (numpy's or torch's) in :func:`compose_towers`.
+_Array = TypeVar("_Array", bound=_Addable)
 I64 = NDArray[np.int64]
 
 #: Operator groups :meth:`RecModel.forward` times (``timings``).
@@ -138,6 +148,50 @@ def rnn_layer(x: F32, w: F32, r: F32, b: F32, h0: F32 | None = None) -> F32:
     return out
 
 
+def compose_towers(model: Any, dense: _Array, pooled: list[_Array], *, clock: GroupClock,
+                   run_mlp: Callable[[_Array, Any, bool], _Array],
+                   cat: Callable[[list[_Array]], _Array],
+                   din_attention: Callable[[list[_Array]], _Array],
+                   dien_sequence: Callable[[list[_Array]], _Array]) -> _Array:
+    """The models' dense side after SparseLengthsSum, for any array backend: the feature
+    interaction of each model kind and its top tower(s), timed by ``clock``; the logits.
+
+    ``model`` (a :class:`RecModel` or :class:`archsim.sim.nn.recsys_torch.TorchRecModel`)
+    holds the layers (``bottom``, ``top``, ``final``, ``tasks``) in the backend's arrays; ``run_mlp(x, layers, last_relu)``, ``cat(parts)`` (along features) and DIN's
+    attention / DIEN's sequence are the backend's. The numpy and the PyTorch forward passes
+    share it, so the two cannot drift apart.
+    """
+    c = model.config
+    if c.kind == "dlrm":
+        with clock("fc"):
+            z = run_mlp(dense, model.bottom, True)
+        parts = [z, *pooled]
+    elif c.kind in ("wnd", "mtwnd"):
+        parts = [dense, *pooled]
+    elif c.kind == "ncf":
+        mf = pooled[0] + pooled[1]
+        parts = pooled[2:]
+    elif c.kind == "din":
+        with clock("attention"):
+            att = din_attention(pooled)
+        nb = c.behavior_tables
+        parts = [pooled[0], att, pooled[1 + nb], pooled[-1]]
+    else:
+        with clock("gru"):
+            last = dien_sequence(pooled)
+        parts = [last, pooled[0], pooled[-2], pooled[-1]]
+    with clock("concat"):
+        x = cat(parts)
+    with clock("fc"):
+        if c.kind == "mtwnd":
+            shared = run_mlp(x, model.top, True)
+            # One output per task tower, side by side.
+            return cat([run_mlp(shared, tw, False) for tw in model.tasks])
+        if c.kind == "ncf":
+            return run_mlp(cat([mf, run_mlp(x, model.top, True)]), model.final, False)
+        return run_mlp(x, model.top, False)
+
+
 class RecModel:
     """A DeepRecSys model with random tables and weights, runnable in numpy.
 
@@ -230,36 +284,10 @@ class RecModel:
             pooled = []
             for t, (idx, ln) in enumerate(zip(indices, lengths, strict=True)):
                 pooled.append(sparse_lengths_sum(self.tables[t], np.asarray(idx), ln))
-        if c.kind == "dlrm":
-            with clock("fc"):
-                z = run_mlp(dense, self.bottom, True)
-            parts = [z, *pooled]
-        elif c.kind in ("wnd", "mtwnd"):
-            parts = [dense, *pooled]
-        elif c.kind == "ncf":
-            mf = pooled[0] + pooled[1]
-            parts = pooled[2:]
-        elif c.kind == "din":
-            with clock("attention"):
-                att = self._din_attention(pooled)
-            nb = c.behavior_tables
-            parts = [pooled[0], att, pooled[1 + nb], pooled[-1]]
-        else:
-            with clock("gru"):
-                last = self._dien_sequence(pooled)
-            parts = [last, pooled[0], pooled[-2], pooled[-1]]
-        with clock("concat"):
-            x = np.concatenate(parts, axis=1)
-        with clock("fc"):
-            if c.kind == "mtwnd":
-                shared = run_mlp(x, self.top, True)
-                # One output per task tower, side by side.
-                logits = np.concatenate([run_mlp(shared, tw, False) for tw in self.tasks], 1)
-            elif c.kind == "ncf":
-                logits = run_mlp(np.concatenate([mf, run_mlp(x, self.top, True)], axis=1),
-                                 self.final, False)
-            else:
-                logits = run_mlp(x, self.top, False)
+        logits = compose_towers(
+            self, dense, pooled, clock=clock, run_mlp=run_mlp,
+            cat=lambda parts: np.concatenate(parts, axis=1),
+            din_attention=self._din_attention, dien_sequence=self._dien_sequence)
         return RecOutput(logits=logits, probabilities=_sigmoid(logits))
 
     def _din_attention(self, pooled: list[F32]) -> F32:

@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from ...compilers.graph.recsys import RecModelConfig
 from ...errors import ToolchainError
-from .recsys import GroupClock, RecModel, RecOutput, check_inputs
+from .recsys import GroupClock, RecModel, RecOutput, check_inputs, compose_towers
 
 if TYPE_CHECKING:
     import torch
@@ -123,35 +123,10 @@ class TorchRecModel:
                     pooled.append(th.nn.functional.embedding_bag(
                         th.from_numpy(np.asarray(idx, dtype=np.int64)), table, offsets,
                         mode="sum"))
-            if c.kind == "dlrm":
-                with clock("fc"):
-                    z = run_mlp(x_dense, self.bottom, True)
-                parts = [z, *pooled]
-            elif c.kind in ("wnd", "mtwnd"):
-                parts = [x_dense, *pooled]
-            elif c.kind == "ncf":
-                mf = pooled[0] + pooled[1]
-                parts = pooled[2:]
-            elif c.kind == "din":
-                with clock("attention"):
-                    att = self._din_attention(pooled)
-                nb = c.behavior_tables
-                parts = [pooled[0], att, pooled[1 + nb], pooled[-1]]
-            else:
-                with clock("gru"):
-                    last = self._dien_sequence(pooled)
-                parts = [last, pooled[0], pooled[-2], pooled[-1]]
-            with clock("concat"):
-                x = th.cat(parts, dim=1)
-            with clock("fc"):
-                if c.kind == "mtwnd":
-                    shared = run_mlp(x, self.top, True)
-                    logits = th.cat([run_mlp(shared, tw, False) for tw in self.tasks], 1)
-                elif c.kind == "ncf":
-                    logits = run_mlp(th.cat([mf, run_mlp(x, self.top, True)], dim=1),
-                                     self.final, False)
-                else:
-                    logits = run_mlp(x, self.top, False)
+            logits = compose_towers(
+                self, x_dense, pooled, clock=clock, run_mlp=run_mlp,
+                cat=lambda parts: th.cat(parts, dim=1),
+                din_attention=self._din_attention, dien_sequence=self._dien_sequence)
             probabilities = th.sigmoid(logits)
         return RecOutput(logits=logits.numpy(), probabilities=probabilities.numpy())
 
