@@ -69,7 +69,7 @@ def test_airframe_physics_by_hand() -> None:
     # 250 mAh x 3.7 V x 0.8 usable over 420 s of flight.
     assert nano.base_hover_power_w == pytest.approx(0.25 * 3600 * 3.7 * 0.8 / 420)
     assert nano.hover_power_w(2 * 0.027) == pytest.approx(nano.base_hover_power_w * 2 ** 1.5)
-    m, f = 0.035, 0.58
+    m, f = 0.035, 0.57
     w = m * 9.80665
     assert nano.a_max_mps2(m) == pytest.approx(math.sqrt(f * f - w * w) / m)
     assert nano.a_max_mps2(m, form="net") == pytest.approx((f - w) / m)
