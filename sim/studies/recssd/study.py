@@ -352,6 +352,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
 
     by_batch: list[ModelPoint] = []
     by_locality: list[ModelPoint] = []
+    unit_points: dict[str, ModelPoint] = {}
     default = Locality(1.0)
     localities = [Locality(k) for k in sorted(ks)] + [Locality(None)]
     for name, config in RECSSD_MODELS.items():
@@ -364,22 +365,20 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
             by_batch.append(pt)
             if b == HEADLINE_BATCH:
                 by_locality.append(pt)
+                # RecSSD with the near-data gather-reduce unit (dsl/examples/recssd.py, its
+                # RTL equal to its golden and model views) doing the FTL's reductions, on
+                # the same trace: its description's lanes, its assumed clock.
+                say(f"{name}: RecSSD with the near-data unit")
+                unit_points[name] = evaluate_model(
+                    config, batch=b, locality=default, cpu=cpu, ssd=ssd, seed=seed,
+                    stream=stream,
+                    reduce_s=ndp_reduce_s(dim=config.embedding_dim, lanes=NDP_LANES,
+                                          clock_hz=NDP_CLOCK_HZ))
         for loc in localities:
             if loc == default:
                 continue
             by_locality.append(evaluate_model(config, batch=HEADLINE_BATCH, locality=loc,
                                               cpu=cpu, ssd=ssd, seed=seed))
-
-    # RecSSD with the near-data gather-reduce unit (dsl/examples/recssd.py, its RTL equal to
-    # its golden and model views) doing the FTL's reductions, at the description's 4 lanes
-    # and 200 MHz (assumed: the Cosmos+ board's FPGA fabric).
-    unit_points: dict[str, ModelPoint] = {}
-    for name, config in RECSSD_MODELS.items():
-        say(f"{name}: RecSSD with the near-data unit")
-        unit_points[name] = evaluate_model(
-            config, batch=HEADLINE_BATCH, locality=default, cpu=cpu, ssd=ssd, seed=seed,
-            reduce_s=ndp_reduce_s(dim=config.embedding_dim, lanes=NDP_LANES,
-                                  clock_hz=NDP_CLOCK_HZ))
 
     head = {p.model: p for p in by_batch if p.batch == HEADLINE_BATCH}
     speedups = {n: head[n].speedup for n in RECSSD_MODELS}
