@@ -56,7 +56,7 @@ from .dlrm import DLRMSampleWork
 from .ir import Operator, TensorSpec, WorkloadGraph, dtype_bytes, matmul
 
 __all__ = ["RecModelConfig", "RECSYS_MODELS", "RECSSD_MODELS", "RECSYS_KINDS", "get_recsys",
-           "recsys_graph", "recsys_sample_work"]
+           "recsys_graph", "recsys_sample_work", "operator_group", "gathered_bytes"]
 
 RECSYS_KINDS = ("dlrm", "wnd", "mtwnd", "ncf", "din", "dien")
 
@@ -442,6 +442,29 @@ def _dien_sequence(g: WorkloadGraph, c: RecModelConfig, pooled: list[TensorSpec]
     out: TensorSpec = concat("features", [last, pooled[0], pooled[-2], pooled[-1]],
                              c.interaction_width)
     return out
+
+
+def operator_group(op: Operator) -> str:
+    """The timed group of a recommendation-graph operator: ``sls`` (embeddings), ``gru``
+    (recurrent), ``concat`` (data movement), ``attention`` (reductions and batched matmuls),
+    ``fc`` (the other matmuls), ``other`` for the rest (activations, element-wise)."""
+    if op.kind == "embedding":
+        return "sls"
+    if op.kind == "recurrent":
+        return "gru"
+    if op.kind == "data_movement":
+        return "concat"
+    if op.kind == "reduce" or (op.kind == "matmul" and op.attrs.get("batch", 1) > 1):
+        return "attention"
+    if op.kind == "matmul":
+        return "fc"
+    return "other"
+
+
+def gathered_bytes(op: Operator) -> float:
+    """Bytes of the embedding rows an SLS operator gathers (not its whole table)."""
+    out = op.outputs[0]
+    return float(op.attrs["rows_read"] * op.attrs["dim"] * out.nbytes / out.numel)
 
 
 def recsys_sample_work(config: RecModelConfig, *, dtype: str = "fp32",

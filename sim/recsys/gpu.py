@@ -26,8 +26,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...compilers.graph.recsys import RecModelConfig, recsys_graph
+from ...compilers.graph.recsys import (
+    RecModelConfig,
+    gathered_bytes,
+    operator_group,
+    recsys_graph,
+)
 from ...errors import ConfigError
+from ...fields import is_positive_int
 from ...hw.models.gpu import GPURoofline, get_gpu
 from ...operators import Operator
 
@@ -38,30 +44,11 @@ GPU_GROUPS: tuple[str, ...] = ("sls", "fc", "attention", "gru", "concat", "other
                                "transfer", "launch")
 
 
-def operator_group(op: Operator) -> str:
-    """The timed group of a recommendation-graph operator (the CPU side's grouping:
-    :func:`archsim.sim.recsys.measure.group_work`), ``other`` for the rest."""
-    if op.kind == "embedding":
-        return "sls"
-    if op.kind == "recurrent":
-        return "gru"
-    if op.kind == "data_movement":
-        return "concat"
-    if op.kind == "reduce" or (op.kind == "matmul" and op.attrs.get("batch", 1) > 1):
-        return "attention"
-    if op.kind == "matmul":
-        return "fc"
-    return "other"
-
-
 def _embedding_bytes(op: Operator) -> float:
     """Bytes an SLS kernel moves: the rows it gathers, its index and length inputs and its
     pooled output (the table stays in device memory, read only where gathered)."""
-    out = op.outputs[0]
-    element_bytes = out.nbytes / out.numel
-    gathered = op.attrs["rows_read"] * op.attrs["dim"] * element_bytes
     small_inputs = sum(t.nbytes for t in op.inputs if t.role != "weight")
-    return gathered + small_inputs + op.output_bytes
+    return gathered_bytes(op) + small_inputs + op.output_bytes
 
 
 def _fraction(name: str, value: object) -> float:
@@ -119,7 +106,7 @@ class GpuRecModel:
         _fraction("gather_efficiency", self.gather_efficiency)
         _non_negative("copy_latency_s", self.copy_latency_s)
         k = self.recurrent_kernels_per_step
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        if not is_positive_int(k):
             raise ConfigError(f"recurrent_kernels_per_step must be an int >= 1, not {k!r}",
                               field="recurrent_kernels_per_step")
         if not _non_negative("pcie_bw_bytes_per_s", self.pcie_bw_bytes_per_s) > 0:
@@ -162,30 +149,14 @@ class GpuRecModel:
         """
         graph = recsys_graph(config, batch=batch)
         out = dict.fromkeys(GPU_GROUPS, 0.0)
-        launch_to = (lambda group: group) if launches_in_groups else (lambda group: "launch")
         host_in = 0.0
         host_out = 0.0
         consumed: set[str] = set()
         for op in graph:
             group = operator_group(op)
-            if op.kind == "recurrent":
-                steps = int(op.attrs["steps"]) * int(op.attrs.get("directions", 1))
-                weights = op.weight_bytes
-                step_bytes = weights + (op.bytes_accessed - weights) / steps
-                step_s, _ = self.roofline.time_s(op.flops / steps, step_bytes)
-                out[group] += steps * step_s
-                out[launch_to(group)] += (steps * self.recurrent_kernels_per_step
-                                          * self.kernel_launch_s)
-                host_in += sum(t.nbytes for t in op.inputs if t.role == "input")
-                consumed.update(t.name for t in op.inputs)
-                continue
-            if group == "sls":
-                bytes_moved = _embedding_bytes(op) / self.gather_efficiency
-            else:
-                bytes_moved = op.bytes_accessed
-            kernel_s, _ = self.roofline.time_s(op.flops, bytes_moved)
+            kernel_s, launches = self._kernels(op, group)
             out[group] += kernel_s
-            out[launch_to(group)] += self.kernel_launch_s
+            out[group if launches_in_groups else "launch"] += launches * self.kernel_launch_s
             host_in += sum(t.nbytes for t in op.inputs if t.role == "input")
             consumed.update(t.name for t in op.inputs)
         # The graph's results (tensors nobody consumes) come back to the host.
@@ -196,6 +167,18 @@ class GpuRecModel:
         if launches_in_groups:
             del out["launch"]
         return out
+
+    def _kernels(self, op: Operator, group: str) -> tuple[float, int]:
+        """Roofline seconds and kernel launches of one operator (module docstring)."""
+        if op.kind == "recurrent":
+            steps = int(op.attrs["steps"]) * int(op.attrs.get("directions", 1))
+            weights = op.weight_bytes
+            step_s, _ = self.roofline.time_s(op.flops / steps,
+                                             weights + (op.bytes_accessed - weights) / steps)
+            return steps * step_s, steps * self.recurrent_kernels_per_step
+        bytes_moved = (_embedding_bytes(op) / self.gather_efficiency if group == "sls"
+                       else op.bytes_accessed)
+        return self.roofline.time_s(op.flops, bytes_moved)[0], 1
 
     def predict_s(self, config: RecModelConfig, batch: int) -> float:
         """Seconds of one forward pass at ``batch``: every group summed."""

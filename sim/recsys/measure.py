@@ -30,8 +30,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...compilers.graph.recsys import RecModelConfig, get_recsys, recsys_graph
+from ...compilers.graph.recsys import (
+    RecModelConfig,
+    gathered_bytes,
+    get_recsys,
+    operator_group,
+    recsys_graph,
+)
 from ...errors import ConfigError
+from ...fields import is_positive_int
 
 if TYPE_CHECKING:
     from ..nn.recsys import RecModel
@@ -93,7 +100,7 @@ def measure_cpu(name: str, *, batches: Sequence[int] = SWEEP_BATCHES, repeats: i
     kernel for kernel, and on a shared 2-core machine more threads measure contention."""
     from ..nn.recsys import RecModel
 
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+    if not is_positive_int(repeats):
         raise ConfigError(f"repeats must be an int >= 1, not {repeats!r}", field="repeats")
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}", field="backend",
@@ -153,18 +160,13 @@ def group_work(config: RecModelConfig, batch: int) -> dict[str, float]:
     graph = recsys_graph(config, batch=batch)
     work = dict.fromkeys(GROUP_OPS, 0.0)
     for op in graph:
-        if op.kind == "embedding":
-            # The rows gathered, not the table (an input tensor of the whole table).
-            work["sls"] += op.attrs["rows_read"] * op.attrs["dim"] * op.outputs[0].nbytes \
-                / op.outputs[0].numel
-        elif op.kind == "recurrent":
-            work["gru"] += op.flops
-        elif op.kind == "data_movement":
+        group = operator_group(op)
+        if group == "sls":
+            work["sls"] += gathered_bytes(op)
+        elif group == "concat":
             work["concat"] += op.output_bytes
-        elif op.kind == "reduce" or (op.kind == "matmul" and op.attrs.get("batch", 1) > 1):
-            work["attention"] += op.flops
-        elif op.kind == "matmul":
-            work["fc"] += op.flops
+        elif group != "other":
+            work[group] += op.flops
     return work
 
 
