@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ConfigError
+from ...fields import is_positive_int
 from ..accel import Accelerator, Program
 
 __all__ = ["recssd_ndp", "NdpRequest", "NdpLayout", "group_by_page", "ndp_request_program",
@@ -57,7 +58,7 @@ _UNIT = "gr"
 
 
 def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if not is_positive_int(value):
         raise ConfigError(f"{name} must be a positive int, not {value!r}", field=name)
     return value
 

@@ -17,6 +17,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from ...errors import ConfigError
+from ...fields import is_positive_int
 from .expert import Expert
 from .policies import TRAIN_SEED_BASE, DAggerSettings, NavPolicySpec, train_dagger
 from .world import DENSITIES, Policy, World, WorldSpec, make_world, run_episode
@@ -31,7 +32,7 @@ EVAL_STRIDE = 10_000
 def binomial_ci(successes: int, episodes: int, confidence: float = 0.95,
                 ) -> tuple[float, float]:
     """Exact (Clopper-Pearson) interval of a binomial proportion, via scipy."""
-    if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
+    if not is_positive_int(episodes):
         raise ConfigError(f"must be a positive integer, not {episodes!r}", field="episodes")
     if not 0 <= successes <= episodes:
         raise ConfigError(f"must be in 0..{episodes}, not {successes!r}", field="successes")

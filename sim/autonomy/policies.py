@@ -27,6 +27,7 @@ import numpy as np
 from ...compilers.graph.cnn import NetBuilder
 from ...compilers.graph.ir import Operator, TensorSpec, WorkloadGraph
 from ...errors import ConfigError
+from ...fields import is_positive_int
 from ..nn.digits import ImageSet
 from ..nn.revnet import Conv2d, Layer, Linear, Mode, Net, ReLU, Sequential, train
 from .expert import Expert
@@ -80,7 +81,7 @@ class NavPolicySpec:
                               allowed=list(FILTERS))
         for name in ("hidden", "rows", "cols", "goal_features", "num_actions"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            if not is_positive_int(v):
                 raise ConfigError(f"must be a positive integer, not {v!r}", field=name)
         if self.cols < self.goal_features:
             raise ConfigError("the goal vector must fit in one image row", field="cols",

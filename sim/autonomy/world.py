@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import ConfigError
+from ...fields import is_positive_int
 
 __all__ = ["DENSITIES", "SensorSpec", "WorldSpec", "Observation", "World", "make_world",
            "EpisodeResult", "Policy", "run_episode", "RandomPolicy", "StraightPolicy",
@@ -58,7 +59,7 @@ class SensorSpec:
     def __post_init__(self) -> None:
         for name in ("rows", "cols"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            if not is_positive_int(v):
                 raise ConfigError(f"must be a positive integer, not {v!r}", field=name)
         if not 0 < self.hfov_deg < 180:
             raise ConfigError(f"must be in (0, 180), not {self.hfov_deg!r}", field="hfov_deg")

@@ -51,6 +51,7 @@ from ...dsl.examples.uav_npu import (
     vector_lanes,
 )
 from ...errors import ConfigError
+from ...fields import is_positive_int
 from ...hw.models import DSLModel
 from ...hw.models.memtech import MemoryModel
 from ..soc import SoCConfig, simulate
@@ -94,7 +95,7 @@ def _pow2_choice(name: str, value: object) -> int:
 
 
 def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if not is_positive_int(value):
         raise ConfigError(f"{name} must be a positive int, not {value!r}", field=name)
     return value
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ConfigError
+from ...fields import is_positive_int
 from ...hw.models.ssd import DeviceEmbeddingCache, PageBuffer, SSDConfig, schedule_page_reads
 
 __all__ = ["SLSResult", "baseline_sls", "recssd_sls", "locality_trace", "host_static_cache",
@@ -125,7 +126,7 @@ def _check_common(config: SSDConfig, indices: np.ndarray, rows_per_table: int, d
         raise ConfigError(f"config must be an SSDConfig, not {type(config).__name__}",
                           field="config")
     for name, value in (("rows_per_table", rows_per_table), ("dim", dim)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if not is_positive_int(value):
             raise ConfigError(f"{name} must be an int >= 1, not {value!r}", field=name)
     idx = _check_indices(indices)
     if idx.size and (idx.min() < 0 or idx.max() >= rows_per_table):
@@ -388,7 +389,7 @@ def locality_trace(num_rows: int, lookups: int, *, reuse_locality: float,
         ``(lookups,)`` int64 row ids.
     """
     for name, value in (("num_rows", num_rows), ("lookups", lookups)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if not is_positive_int(value):
             raise ConfigError(f"{name} must be an int >= 1, not {value!r}", field=name)
     if (isinstance(reuse_locality, bool) or not isinstance(reuse_locality, (int, float))
             or not 0.0 <= reuse_locality <= 1.0):

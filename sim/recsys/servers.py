@@ -41,6 +41,7 @@ from pathlib import Path
 
 from ...compilers.graph.recsys import RecModelConfig
 from ...errors import ConfigError
+from ...fields import is_positive_int
 from .measure import ALL_MODELS, CpuCostModel, group_work
 
 __all__ = ["ServerCpu", "SERVERS", "HOT_FRACTION", "DRAM_PENALTY", "FMA_UNITS",
@@ -105,7 +106,7 @@ class ServerCpu:
                 raise ConfigError(f"{f} must be a finite number > 0, not {v!r}", field=f)
         for f in ("cores_per_socket", "l2_bytes", "l3_bytes"):
             v = getattr(self, f)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            if not is_positive_int(v):
                 raise ConfigError(f"{f} must be an int >= 1, not {v!r}", field=f)
         if self.simd_bits not in (128, 256, 512):
             raise ConfigError(f"simd_bits must be 128, 256 or 512, not {self.simd_bits!r}",
@@ -128,7 +129,7 @@ class ServerCpu:
 
 
 def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if not is_positive_int(value):
         raise ConfigError(f"{name} must be an int >= 1, not {value!r}", field=name)
     return value
 
