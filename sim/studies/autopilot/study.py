@@ -209,7 +209,7 @@ def _search(uav: str, env: str, out: Path, *, quick: bool) -> _Search:
     db = out / "designs.db"
     run_sweep(spec, db=db, workers=0)
     with ResultStore(db) as store:
-        done = [r for r in store.records(status="done", sweep=spec.name)]
+        done = store.records(status="done", sweep=spec.name)
     top = max(done, key=lambda r: (r.objectives["score"], r.key))
     reports: dict[str, list[OptimizationReport]] = {"tpe": [], "random": []}
     for sampler in reports:
