@@ -94,6 +94,38 @@ class TransformerConfig(BaseModel):
                               field="num_kv_heads")
         return self.num_kv_heads
 
+    def tp_problem(self, tp: int) -> str | None:
+        """Why Megatron tensor parallelism over ``tp`` GPUs cannot split this model, or None.
+
+        The attention heads are split over the TP group, so ``tp`` must divide
+        ``num_heads``; the K/V heads are split too, or replicated once ``tp``
+        exceeds them, so ``tp`` and ``num_kv_heads`` must divide one another
+        (Shoeybi et al. 2019, Megatron-LM, section 3: heads are partitioned
+        across GPUs). The one rule the serving and training models share.
+        """
+        if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
+            return f"tensor parallelism must be a positive integer, not {tp!r}"
+        if self.num_heads % tp:
+            return f"tp {tp} does not divide the {self.num_heads} attention heads of '{self.name}'"
+        kv = self.kv_heads
+        if kv % tp and tp % kv:
+            return (f"tp {tp} and the {kv} KV heads of '{self.name}' do not divide one "
+                    "another")
+        return None
+
+    def tp_degrees(self) -> tuple[int, ...]:
+        """Every tensor-parallel degree :meth:`tp_problem` accepts, ascending."""
+        return tuple(t for t in range(1, self.num_heads + 1) if self.tp_problem(t) is None)
+
+    def check_tp(self, tp: int, *, field: str = "tp") -> None:
+        """Raise :class:`~archsim.errors.ConfigError` naming ``field``, the head counts and
+        the allowed degrees if ``tp`` cannot split this model (see :meth:`tp_problem`)."""
+        problem = self.tp_problem(tp)
+        if problem is not None:
+            raise ConfigError(f"{problem} (num_heads {self.num_heads}, num_kv_heads "
+                              f"{self.kv_heads})", field=field,
+                              allowed=", ".join(map(str, self.tp_degrees())))
+
     @property
     def kv_hidden(self) -> int:
         """Width of the K (or V) projection: ``num_kv_heads * head_dim``."""

@@ -85,6 +85,7 @@ def register(app: typer.Typer) -> None:
         from rich.progress import Progress
         from rich.table import Table
 
+        from ...compilers.graph import get_transformer
         from ..serving import (
             SLO,
             CalibrationTable,
@@ -95,6 +96,7 @@ def register(app: typer.Typer) -> None:
             simulate,
         )
 
+        get_transformer(model).check_tp(tp, field="--tp")  # named as the user typed it
         console = Console()
         calib = CalibrationTable.from_csv(calibration) if calibration else None
         dep = Deployment.build(model=model, gpu=str(gpu), tp=tp, dtype=dtype,

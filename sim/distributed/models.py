@@ -243,4 +243,5 @@ def get_workload(name: str, *, seq_len: int | None = None) -> LLMWorkload | DLRM
         raise ConfigError(f"unknown model '{name}'", field="model",
                           allowed=sorted(TRANSFORMER_PRESETS) + sorted(DLRM_PRESETS))
     cfg = TRANSFORMER_PRESETS[key]
-    return LLMWorkload(model=cfg, seq_len=seq_len or cfg.max_seq_len)
+    # ``is None``, not ``or``: seq_len=0 must fail LLMWorkload's check, not become the default.
+    return LLMWorkload(model=cfg, seq_len=cfg.max_seq_len if seq_len is None else seq_len)

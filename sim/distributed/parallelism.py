@@ -354,11 +354,9 @@ def _reject_llm(workload: LLMWorkload, cluster: ClusterSpec, st: Strategy, globa
     n = cluster.num_gpus
     if st.num_gpus != n:
         raise StrategyRejected(st, f"dp*tp*pp*cp = {st.num_gpus} but the cluster has {n} GPUs")
-    if cfg.num_heads % st.tp:
-        raise StrategyRejected(st, f"tp {st.tp} does not divide {cfg.num_heads} attention heads")
-    if cfg.kv_heads % st.tp and st.tp % cfg.kv_heads:
-        raise StrategyRejected(st, f"tp {st.tp} and {cfg.kv_heads} KV heads do not divide "
-                               "one another")
+    tp_problem = cfg.tp_problem(st.tp)  # the rule serving shares (TransformerConfig)
+    if tp_problem is not None:
+        raise StrategyRejected(st, tp_problem)
     if st.pp > cfg.num_layers:
         raise StrategyRejected(st, f"pp {st.pp} exceeds the {cfg.num_layers} layers")
     if workload.seq_len % st.cp:

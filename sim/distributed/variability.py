@@ -241,8 +241,11 @@ def _resolve_inputs(breakdown: IterationBreakdown | None, *, deterministic_s: fl
                  if noisy_s is None else noisy_s)
         ranks = breakdown.num_gpus if num_ranks is None else num_ranks
         segs = breakdown.sync_points if segments is None else segments
-        kernels = kernels_per_iteration or breakdown.details.get("kernels", 1000)
-        colls = collectives_per_iteration or breakdown.details.get("collectives", 100)
+        # ``is None``, not ``or``: an explicit 0 must reach the check below, not the default.
+        kernels = (breakdown.details.get("kernels", 1000) if kernels_per_iteration is None
+                   else kernels_per_iteration)
+        colls = (breakdown.details.get("collectives", 100) if collectives_per_iteration is None
+                 else collectives_per_iteration)
     else:
         if deterministic_s is None or noisy_s is None:
             raise ConfigError("pass a breakdown or both deterministic_s and noisy_s",
@@ -250,8 +253,8 @@ def _resolve_inputs(breakdown: IterationBreakdown | None, *, deterministic_s: fl
         det, noisy = deterministic_s, noisy_s
         ranks = 1 if num_ranks is None else num_ranks
         segs = 1 if segments is None else segments
-        kernels = kernels_per_iteration or 1000
-        colls = collectives_per_iteration or 100
+        kernels = 1000 if kernels_per_iteration is None else kernels_per_iteration
+        colls = 100 if collectives_per_iteration is None else collectives_per_iteration
     if not (det > 0 and 0 <= noisy <= det):
         raise ConfigError(f"need 0 <= noisy_s ({noisy}) <= deterministic_s ({det}) and "
                           "deterministic_s > 0", field="noisy_s")
@@ -261,6 +264,11 @@ def _resolve_inputs(breakdown: IterationBreakdown | None, *, deterministic_s: fl
         raise ConfigError(f"must be a positive integer, not {segs!r}", field="segments")
     if not isinstance(samples, int) or samples < 1:
         raise ConfigError(f"must be a positive integer, not {samples!r}", field="samples")
+    for name, value in (("kernels_per_iteration", kernels),
+                        ("collectives_per_iteration", colls)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value) or value <= 0:
+            raise ConfigError(f"must be a positive finite number, not {value!r}", field=name)
     return _Inputs(det, noisy, ranks, segs, kernels, colls)
 
 

@@ -233,6 +233,7 @@ class CostConfig(Config):
 
     @model_validator(mode="after")
     def _check(self) -> CostConfig:
+        self.model.check_tp(self.tp)  # the heads rule training shares
         self.roofline()
         return self
 
