@@ -233,3 +233,30 @@ def test_missing_onnx_package_is_a_toolchain_error(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "onnx", None)
     with pytest.raises(ToolchainError, match="needs the 'onnx' package; install onnx"):
         from_onnx("model.onnx")
+
+
+def test_empty_and_truncated_files_are_config_errors_not_empty_graphs(tmp_path):
+    # Protobuf parses an empty or cut-short message (every field is optional); each must be
+    # refused naming the file, never imported as an empty or partial graph.
+    m = _model([helper.make_node("Relu", ["x"], ["y"], name="a"),
+                helper.make_node("Relu", ["y"], ["z"], name="b")],
+               [helper.make_tensor_value_info("x", F, [4, 8])],
+               [helper.make_tensor_value_info("z", F, None)])
+    data = m.SerializeToString()
+    path = tmp_path / "cut.onnx"
+    path.write_bytes(b"")
+    with pytest.raises(ConfigError, match=r"cut\.onnx: not an ONNX model: the file is empty"):
+        from_onnx(path)
+    for n in range(1, len(data)):
+        path.write_bytes(data[:n])
+        with pytest.raises(ConfigError) as info:
+            from_onnx(path)
+        assert info.value.file == str(path), n
+    path.write_bytes(data)
+    assert [op.name for op in from_onnx(path)] == ["a", "b"]
+    with pytest.raises(ConfigError, match="not an ONNX model: no graph"):
+        from_onnx(onnx.ModelProto(ir_version=8))
+    no_nodes = _model([], [helper.make_tensor_value_info("x", F, [4])],
+                      [helper.make_tensor_value_info("x", F, [4])])
+    with pytest.raises(ConfigError, match="has no nodes"):
+        from_onnx(no_nodes)

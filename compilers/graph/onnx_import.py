@@ -244,17 +244,36 @@ def _load(model: Any) -> tuple[Any, str | None]:
     if isinstance(model, onnx.ModelProto):
         copy = onnx.ModelProto()
         copy.CopyFrom(model)
+        _check_structure(copy, None, "")
         return copy, None
     if isinstance(model, str | os.PathLike):
         path = Path(model)
         if not path.is_file():
             raise ConfigError("ONNX file not found", file=str(path))
+        size = path.stat().st_size
+        if size == 0:
+            raise ConfigError("not an ONNX model: the file is empty (0 bytes)", file=str(path))
         try:
-            return onnx.load(str(path)), str(path)
+            proto = onnx.load(str(path))
         except Exception as exc:  # protobuf raises DecodeError subclasses without a base
             raise ConfigError(f"not a readable ONNX model: {exc}", file=str(path)) from exc
+        _check_structure(proto, str(path), f" ({size} bytes; truncated or not ONNX?)")
+        return proto, str(path)
     raise ConfigError(f"expected a path or an onnx.ModelProto, not {type(model).__name__}",
                       field="model")
+
+
+def _check_structure(proto: Any, file: str | None, why: str) -> None:
+    """Reject what protobuf parses but is no model: protobuf accepts an empty or cut-short
+    message (every field is optional), which would import as an empty graph."""
+    if proto.ir_version <= 0:
+        raise ConfigError(f"not an ONNX model: no IR version{why}", file=file)
+    if not proto.HasField("graph"):
+        raise ConfigError(f"not an ONNX model: no graph{why}", file=file)
+    if not proto.graph.node:
+        raise ConfigError(f"the ONNX graph '{proto.graph.name}' has no nodes{why}", file=file)
+    if not proto.graph.output:
+        raise ConfigError(f"the ONNX graph '{proto.graph.name}' has no outputs{why}", file=file)
 
 
 def _fix_dims(model: Any, dim_params: Mapping[str, int]) -> None:
