@@ -194,3 +194,52 @@ def test_bad_codes_and_arguments():
         FloatFormat(exp_bits=2, man_bits=1, special="none", overflow="inf")
     with pytest.raises(ValueError, match="overflow='nan' needs a format with a NaN code"):
         FloatFormat(exp_bits=2, man_bits=1, special="none", overflow="nan")
+
+
+def _ofp8_value(code, *, exp_bits, man_bits, bias, ieee_specials):
+    """The value of one OFP8 code from the OCP OFP8 v1.0 spec (section 5.3, Tables 1-2),
+    written out here independently of the code under test."""
+    sign = -1.0 if code >> (exp_bits + man_bits) else 1.0
+    e = (code >> man_bits) & (2**exp_bits - 1)
+    m = code & (2**man_bits - 1)
+    top = 2**exp_bits - 1
+    if ieee_specials and e == top:  # E5M2: S.11111.00 is inf, S.11111.{01,10,11} NaN
+        return sign * math.inf if m == 0 else math.nan
+    if not ieee_specials and e == top and m == 2**man_bits - 1:  # E4M3: only S.1111.111
+        return math.nan
+    if e == 0:
+        return sign * m / 2**man_bits * 2.0 ** (1 - bias)
+    return sign * (1 + m / 2**man_bits) * 2.0 ** (e - bias)
+
+
+# (format, spec parameters, max normal from OFP8 v1.0 Table 1, ml_dtypes type)
+OFP8 = [(FP8_E5M2, dict(exp_bits=5, man_bits=2, bias=15, ieee_specials=True), 57344.0,
+         ml_dtypes.float8_e5m2),
+        (FP8_E4M3, dict(exp_bits=4, man_bits=3, bias=7, ieee_specials=False), 448.0,
+         ml_dtypes.float8_e4m3fn)]
+
+
+@pytest.mark.parametrize(("fmt", "spec", "max_normal", "dt"), OFP8,
+                         ids=["e5m2", "e4m3"])
+def test_ofp8_saturating_mode_every_code_against_the_spec_table(fmt, spec, max_normal, dt):
+    # OFP8 v1.0 Table 3, saturating mode: +-inf and out-of-range finite values become
+    # +-max normal; NaN stays NaN; every finite code is exact.
+    sat = fmt.with_(overflow="saturate")
+    values = np.array([_ofp8_value(c, **spec) for c in range(256)])
+    assert np.nanmax(np.abs(values[np.isfinite(values)])) == max_normal
+    expect = np.where(np.isinf(values), np.sign(values) * max_normal, values)
+    got = sat.quantize(values)
+    assert _same(got, expect)
+    big = np.array([max_normal * 1.06, max_normal * 1.5, max_normal * 2, 1e30, np.inf])
+    assert _same(sat.quantize(np.concatenate([big, -big])),
+                 np.concatenate([np.full(5, max_normal), np.full(5, -max_normal)]))
+    # Where ml_dtypes agrees (it overflows to inf/NaN, so clamp first): a dense sweep.
+    x = np.linspace(-2.5 * max_normal, 2.5 * max_normal, 20001)
+    assert _same(sat.quantize(x),
+                 np.clip(x, -max_normal, max_normal).astype(dt).astype(np.float64))
+    # Non-saturating mode, the same table: inf stays inf (E5M2) or is NaN (E4M3, no inf).
+    plain = fmt.quantize(np.array([np.inf, -np.inf]))
+    if spec["ieee_specials"]:
+        assert list(plain) == [np.inf, -np.inf]
+    else:
+        assert np.isnan(plain).all()

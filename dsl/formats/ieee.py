@@ -179,9 +179,9 @@ class FloatFormat(Format):
     def encode(self, x: Any, *, rng: np.random.Generator | None = None) -> np.ndarray:
         """Round ``x`` to the format and return its bit patterns (unsigned integers).
 
-        NaN inputs give the NaN code (a :class:`FormatError` if the format has none);
-        infinities give infinity, or NaN/the largest value when the format has no infinity
-        (per ``overflow``).
+        NaN inputs give the NaN code (a :class:`FormatError` if the format has none).
+        Infinities give the largest finite value when ``overflow="saturate"`` (OCP OFP8
+        v1.0, Table 3), else infinity, or NaN when the format has no infinity.
         """
         x = as_float64(x)
         m = self.man_bits
@@ -208,9 +208,15 @@ class FloatFormat(Format):
         over_code = {"saturate": self._max_code(), "nan": self._nan_code(),
                      "inf": self._inf_code() if self.has_inf else 0}[policy]
         mag = np.where(over, over_code, mag)
-        if self.has_inf:
+        # Infinite inputs follow the overflow mode itself (not rounding): OCP OFP8 v1.0,
+        # Table 3, saturating mode maps +-inf to +-max normal (57344 E5M2, 448 E4M3);
+        # non-saturating mode keeps inf (E5M2) or gives NaN (E4M3, which has no inf).
+        mode = self.overflow_mode
+        if mode == "saturate":
+            inf_code = self._max_code()
+        elif self.has_inf:
             inf_code = self._inf_code()
-        elif self.overflow == "nan":
+        elif mode == "nan":
             inf_code = self._nan_code()
         else:
             inf_code = self._max_code()
