@@ -17,7 +17,10 @@ a ``load`` of the code followed by a ``decode``.
 Expressions: ``+ - * & | ^ << >> ~``, ``//`` and ``%`` (Python's floor semantics; a shift and
 a mask by a constant power of two, else a sequential divider), comparisons, ``and``/``or``/``not``, conditional expressions, ``min``, ``max``, ``abs``, type
 conversions ``T(x)``, array reads with affine or data-dependent indices. Anything else raises
-:class:`~archsim.errors.DSLError` at the user's ``file:line:col`` with a hint.
+:class:`~archsim.errors.DSLError` at the user's ``file:line:col`` with a hint, and so does an
+affine index that leaves its array over loops with compile-time bounds (``for i in range(65)``
+over 64 elements; :mod:`.bounds`). Indices the analysis cannot bound (run-time loop bounds,
+data-dependent indices, accesses under an ``if``) are not checked here.
 """
 
 from __future__ import annotations
@@ -43,10 +46,11 @@ from ...dsl.types import (
     hw_min,
 )
 from ...errors import DSLError
+from .bounds import VarRange, index_extremes
 from .builder import IRBuilder, RegionBuilder
 from .context import Scope, Source
 from .inline import Inliner
-from .ir import ArrayInfo, Bound, KernelIR, Loop, Node
+from .ir import ArrayInfo, Bound, KernelIR, Loop, Node, trip_count
 from .typeinfer import TypeInference
 
 __all__ = ["lower", "analyze"]
@@ -826,6 +830,7 @@ class Lowering:
             if i.kind == "const" and not 0 <= i.attrs["value"].raw < dim:
                 raise self.err(ie, f"index {i.attrs['value'].raw} out of bounds for array "
                                f"'{info.name}' dimension of size {dim}")
+            self.check_bounds(i, ie, info.name, dim)
             term = i if stride == 1 else self.scale(i, stride, at)
             flat = term if flat is None else self.binop("add", flat, term, at)
             stride *= dim
@@ -859,6 +864,57 @@ class Lowering:
         k = info.banks.bit_length() - 1
         off = self.binop("sub", flat, self.b.const(bank), at) if bank else flat
         return bank, self.binop("shr", off, self.b.const(k), at)
+
+    def check_bounds(self, i: Node, ie: ast.expr, array: str, dim: int) -> None:
+        """Static bounds check of one affine index (see :mod:`.bounds`): a :class:`DSLError`
+        at the index when, over the iteration space of loops with compile-time bounds, it
+        leaves ``0 .. dim - 1``.
+
+        Nothing is checked (the access is left to the golden run) when the index is not
+        affine in such loop variables, reads a loop variable with a run-time bound, sits
+        under an ``if`` or in a ``while`` body (the condition may guard it), or lies inside
+        a loop with a constant trip count of 0 (it never runs).
+        """
+        if i.kind == "const" or self.scope.in_if or not self.nest_runs():
+            return
+        ext = index_extremes(i, self.var_range)
+        if ext is None or (ext[0] >= 0 and ext[1] < dim):
+            return
+        lo, hi = ext
+        bad = lo if lo < 0 else hi
+        raise self.err(ie, f"index '{ast.unparse(ie)}' reaches {bad} (it takes {lo}..{hi} over "
+                       f"its loops), out of bounds for array '{array}' dimension of size {dim}",
+                       f"keep it in 0..{dim - 1}: check the loop's range")
+
+    def var_range(self, n: Node) -> VarRange | None:
+        """The compile-time range of the loop variable ``n`` reads (an ``ivar`` node, or a
+        ``var`` node of an enclosing FSM loop), or None."""
+        if n.kind == "ivar":
+            reg = self.b.region
+            if reg is None or reg.while_max is not None:
+                return None
+            start, stop, step = self.loop_range()
+        elif n.kind == "var" and n.attrs["var"] in self.scope.fsm_vars:
+            start, stop, step = self.scope.fsm_ranges[n.attrs["var"]]
+        else:
+            return None
+        if not (start.is_const and stop.is_const):
+            return None
+        first = start.evaluate({})
+        trips = trip_count(first, stop.evaluate({}), step)
+        if trips <= 0:
+            return None
+        return VarRange(str(n.attrs.get("var", n.name)), first, first + (trips - 1) * step)
+
+    def nest_runs(self) -> bool:
+        """False when an enclosing loop has constant bounds and no iteration (dead code)."""
+        loops = [self.scope.fsm_ranges[v] for v in self.scope.fsm_vars]
+        reg = self.b.region
+        if reg is not None and reg.start is not None and reg.stop is not None:
+            loops.append((reg.start, reg.stop, reg.step))
+        return all(not (a.is_const and b.is_const) or trip_count(a.evaluate({}), b.evaluate({}),
+                                                                 st) > 0
+                   for a, b, st in loops)
 
     def scale(self, i: Node, c: int, at: ast.AST) -> Node:
         if c & (c - 1) == 0:
