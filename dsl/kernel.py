@@ -56,6 +56,54 @@ GoldenValue = int | float | HWValue | tuple[int | float | HWValue, ...] | None
 PARTITION_KINDS = ("cyclic", "block", "complete")
 
 
+
+def _first_out_of_range(t: HWType, value: Any) -> tuple[tuple[int, ...] | None, Any] | None:
+    """The first element of ``value`` (an array, or a scalar: index None) whose code, before
+    the type's overflow rule, lies outside ``t``'s range, with its value; None if all fit."""
+    arr = np.asarray(value)
+    scale = float(1 << t.frac)
+    if arr.dtype.kind in "iub" and t.width <= 62:
+        # integers: v fits when min_raw <= v * 2**frac <= max_raw (bounds as integers, so a
+        # 64-bit value never overflows the comparison)
+        lo, hi = -((-t.min_raw) >> t.frac), t.max_raw >> t.frac
+        data = arr.astype(np.int64) if arr.dtype.kind == "b" else arr
+        bad = (data < lo) | (data > hi) if arr.dtype.kind != "u" else data > hi
+    elif arr.dtype.kind == "f" and t.width <= 52:
+        if not np.all(np.isfinite(arr)):
+            bad = ~np.isfinite(arr)
+        else:
+            scaled = arr.astype(np.float64) * scale
+            raw = np.floor(scaled + 0.5 if t.rounding == "round" else scaled)
+            bad = (raw < t.min_raw) | (raw > t.max_raw)
+    else:  # wide types and other dtypes: exact Python integers, one element at a time
+        flat = arr.ravel()
+        mask = np.zeros(flat.shape, dtype=bool)
+        for k, v in enumerate(flat.tolist()):
+            if isinstance(v, float):
+                if not np.isfinite(v):
+                    mask[k] = True
+                    continue
+                code = int(np.floor(v * scale + (0.5 if t.rounding == "round" else 0.0)))
+            else:
+                code = int(v) << t.frac
+            mask[k] = not t.min_raw <= code <= t.max_raw
+        bad = mask.reshape(arr.shape)
+    hits = np.flatnonzero(bad)
+    if hits.size == 0:
+        return None
+    if arr.ndim == 0:
+        return None, arr.item()
+    where = tuple(int(i) for i in np.unravel_index(int(hits[0]), arr.shape))
+    v = arr[where]
+    return where, v.item() if isinstance(v, np.generic) else v
+
+
+def _range_text(t: HWType) -> str:
+    if t.frac == 0:
+        return f"{t.min_raw}..{t.max_raw}"
+    return f"{t.min_raw / (1 << t.frac):g}..{t.max_raw / (1 << t.frac):g}"
+
+
 @dataclass(frozen=True)
 class KernelFacts:
     """What the golden run needs from the hardware compiler's analysis of a kernel.
@@ -463,8 +511,16 @@ class Kernel:
             self._golden = types.FunctionType(fcode, g, self.name)
         return self._golden
 
-    def bind(self, args: tuple[Any, ...]) -> dict[str, Any]:
-        """Check and name the arguments of a call."""
+    def bind(self, args: tuple[Any, ...], *, wrap: bool = False) -> dict[str, Any]:
+        """Check and name the arguments of a call.
+
+        A value outside its hardware type's range (``1000`` for an ``Int(8)`` element, ``40``
+        for a ``UInt(5)`` scalar) is a :class:`DSLError` at the parameter naming the
+        argument, the first bad element's index, its value and the range; ``wrap=True``
+        keeps the two's-complement wrapping of earlier versions. A type declared with
+        ``overflow="saturate"`` clamps, as it says (that is no silent wrap), and
+        number-format arrays (:class:`FormatType`) round and overflow as their format says.
+        """
         if len(args) != len(self.param_names):
             raise DSLError(f"kernel '{self.name}' takes {len(self.param_names)} arguments "
                            f"({', '.join(self.param_names)}), got {len(args)}")
@@ -487,16 +543,36 @@ class Kernel:
                 elif not isinstance(a, (int, np.integer, HWValue, float)):
                     raise DSLError(f"argument '{name}' must be a number, not "
                                    f"{type(a).__name__}")
+            t_check = (self.array_types[name].elem if name in self.array_types
+                       else self.scalar_types[name])
+            if not wrap and isinstance(t_check, HWType) and t_check.overflow == "wrap" \
+                    and not isinstance(a, HWValue):
+                self._check_range(name, t_check, a)
             out[name] = a
         return out
 
-    def __call__(self, *args: object) -> GoldenValue:
-        """Golden run: exact hardware arithmetic; arrays written in place."""
+    def _check_range(self, name: str, t: HWType, value: Any) -> None:
+        found = _first_out_of_range(t, value)
+        if found is None:
+            return
+        where, v = found
+        what = f"argument '{name}'" if where is None else \
+            f"argument '{name}' element {list(where)}"
+        raise DSLError(f"{what} is {v!r}, outside the range {_range_text(t)} of {t!r}",
+                       **self._param_location(name),
+                       hint="pass values in range, or wrap=True to wrap them as two's "
+                            "complement")
+
+    def __call__(self, *args: object, wrap: bool = False) -> GoldenValue:
+        """Golden run: exact hardware arithmetic; arrays written in place.
+
+        Arguments outside their types' ranges are a :class:`DSLError` unless ``wrap=True``
+        (see :meth:`bind`)."""
         if any(isinstance(a, (GoldenArray, HWValue)) for a in args):
             return self._inner_call(args)
         if self.lowerable:
             _ = self.facts  # the same subset as the hardware: fail early and alike
-        bound = self.bind(args)
+        bound = self.bind(args, wrap=wrap)
         call_args: list[GoldenArray | HWValue] = []
         arrays: dict[str, tuple[np.ndarray, np.ndarray, Any]] = {}
         for name in self.param_names:

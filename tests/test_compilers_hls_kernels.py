@@ -306,3 +306,36 @@ def test_a_bool_for_a_non_bool_argument_is_an_error():
 
     with pytest.raises(DSLError, match="argument 'x' must be a number, not bool"):
         inc(True)
+
+
+@kernel
+def scaled_sum(a: Array[Int(8), 8], k: Int(4)) -> Int(32):
+    acc = Int(32)(0)
+    for i in range(8):
+        acc += a[i] * k
+    return acc
+
+
+@pytest.mark.parametrize("run", ["golden", "rtl"])
+def test_out_of_range_arguments_name_the_element_unless_wrap(run):
+    from archsim.errors import DSLError
+
+    design = scaled_sum.synthesize()
+
+    def call(*args, **kw):
+        return scaled_sum(*args, **kw) if run == "golden" else \
+            design.simulate(*args, **kw).outputs["return"]
+
+    a = np.array([1, 2, -128, 127, 1000, 5, -129, 0])
+    # Int(8) holds -128..127: element 4 (1000) is the first outside it
+    with pytest.raises(DSLError, match=r"argument 'a' element \[4\] is 1000, outside the range "
+                                       r"-128\.\.127 of Int\(8\)") as info:
+        call(a, 3)
+    assert info.value.lineno is not None and info.value.filename.endswith(".py")
+    with pytest.raises(DSLError, match=r"argument 'k' is 8, outside the range -8\.\.7 of "
+                                       r"Int\(4\)"):
+        call(np.zeros(8, dtype=np.int64), 8)
+    # wrap=True: two's complement, worked here with numpy: (v + 128) % 256 - 128, k = 8 -> -8
+    wrapped = (a + 128) % 256 - 128
+    assert call(a, 8, wrap=True) == int(np.sum(wrapped * -8))
+    assert call(np.clip(a, -128, 127), 7) == int(np.sum(np.clip(a, -128, 127) * 7))

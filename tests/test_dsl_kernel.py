@@ -99,10 +99,13 @@ def test_histogram_matches_bincount_with_wrap():
     assert np.array_equal(h, np.bincount(x, minlength=16) % 64)  # UInt(6) bins wrap
 
 
-def test_input_values_are_wrapped_to_the_element_type():
-    a = np.array([200] + [0] * 63)  # 200 is -56 as Int(8)
-    b = np.array([1] + [0] * 63)
-    assert dot(a, b) == -56
+def test_out_of_range_inputs_are_errors_unless_wrap_is_asked_for():
+    a = np.array([0] * 5 + [200] + [0] * 58)  # 200 is outside Int(8): -128..127
+    b = np.array([0] * 5 + [1] + [0] * 58)
+    with pytest.raises(DSLError, match=r"argument 'a' element \[5\] is 200, outside the range "
+                                       r"-128\.\.127 of Int\(8\)"):
+        dot(a, b)
+    assert dot(a, b, wrap=True) == -56  # 200 - 256, two's complement, as before
 
 
 def test_fixed_point_golden_matches_numpy_quantisation():
@@ -246,3 +249,21 @@ def test_inlined_kernel_with_loops_is_a_statement_of_its_own():
     with pytest.raises(DSLError, match="kernel 'total' has loops, so its call must be a "
                        "statement of its own"):
         kernel(outer)(np.zeros(4, dtype=np.int64))
+
+
+def test_fixed_and_wide_arguments_are_range_checked_on_their_codes():
+    t = Fixed(8, 4)  # codes -128..127 in steps of 1/16: values -8 .. 7.9375, truncating
+
+    @kernel
+    def first(x: Array[t, 4], w: Array[Int(64), 2]) -> Int(64):
+        return w[0] + w[1]
+
+    ok = np.array([7.99, -8.0, 0.5, 0.0])  # 7.99 * 16 = 127.84, truncated to code 127
+    assert first(ok, np.array([1, 2])) == 3
+    with pytest.raises(DSLError, match=r"argument 'x' element \[2\] is 8\.0, outside the "
+                                       r"range -8\.\.7\.9375 of Fixed\(8, 4\)"):
+        first(np.array([0.0, 1.0, 8.0, -9.0]), np.array([1, 2]))
+    big = np.array([2**63 - 1, 2**62], dtype=object)  # fits Int(64): -2**63 .. 2**63 - 1
+    assert first(ok, big) == (2**63 - 1 + 2**62 + 2**63) % 2**64 - 2**63
+    with pytest.raises(DSLError, match=r"argument 'w' element \[1\] is 9223372036854775808"):
+        first(ok, np.array([0, 2**63], dtype=object))

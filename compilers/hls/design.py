@@ -212,13 +212,16 @@ class Design:
 
         return synthesize(self.make_component(), name=self.name, node=node, fpga=fpga)
 
-    def simulate(self, *args: object, backend: str = "pysim") -> HLSRunResult:
+    def simulate(self, *args: object, backend: str = "pysim",
+                 wrap: bool = False) -> HLSRunResult:
         """Run the RTL to ``done`` on these arguments (see :mod:`archsim.sim.rtl.hls_run`):
         ``backend`` is ``"pysim"``, ``"verilator"`` (under cocotb) or ``"native"`` (Verilator
-        under a generated C++ harness, no Python per clock edge: the fastest)."""
+        under a generated C++ harness, no Python per clock edge: the fastest). Arguments
+        outside their types' ranges are a DSLError unless ``wrap=True``, as for the golden
+        run (:meth:`archsim.dsl.kernel.Kernel.bind`)."""
         from ...sim.rtl.hls_run import run_design  # sim sits above compilers: a lazy reach
 
-        return run_design(self, args, backend=backend)
+        return run_design(self, args, backend=backend, wrap=wrap)
 
     # ---- model view ---------------------------------------------------------------------
     def scalar_env(self, args: tuple[object, ...]) -> dict[str, int]:

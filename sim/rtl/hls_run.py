@@ -94,11 +94,11 @@ class _Harness(Elaboratable):
         return m
 
 
-def _init_and_env(design: Design,
-                  args: tuple[object, ...]) -> tuple[dict[str, list[int]], dict[str, int]]:
+def _init_and_env(design: Design, args: tuple[object, ...], *,
+                  wrap: bool = False) -> tuple[dict[str, list[int]], dict[str, int]]:
     from ...compilers.hls.ir import raw_scalars
 
-    bound = design.kernel.bind(args)
+    bound = design.kernel.bind(args, wrap=wrap)  # out-of-range values: an error unless wrap
     ir = design.ir
     init: dict[str, list[int]] = {}
     for name, value in bound.items():
@@ -133,11 +133,11 @@ def _decode_outputs(design: Design, ret_raw: list[int],
 
 
 def run_design(design: Design, args: tuple[object, ...], *, backend: str = "pysim",
-               max_cycles: int | None = None) -> HLSRunResult:
+               max_cycles: int | None = None, wrap: bool = False) -> HLSRunResult:
     """Simulate ``design`` on ``args`` until ``done``; see the module docstring."""
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}", field="backend", allowed=BACKENDS)
-    init, scalars = _init_and_env(design, args)
+    init, scalars = _init_and_env(design, args, wrap=wrap)
     if max_cycles is None:
         max_cycles = 4 * design.cycles(*args, worst_case=True) + 1000
     if backend == "pysim":
