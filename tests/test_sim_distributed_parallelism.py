@@ -149,7 +149,7 @@ def test_bad_strategy_inputs(llama13):
         evaluate(llama13, cluster, Strategy(dp=4, tp=4, micro_batch=2), global_batch=30)
     with pytest.raises(StrategyRejected, match=r"dp\*tp\*pp\*cp = 8 but the cluster has 16"):
         evaluate(llama13, cluster, Strategy(dp=2, tp=4), global_batch=32)
-    with pytest.raises(StrategyRejected, match="tp 16 does not divide 40 attention heads"):
+    with pytest.raises(StrategyRejected, match="tp 16 does not divide the 40 attention heads"):
         evaluate(llama13, cluster, Strategy(dp=1, tp=16), global_batch=32)
     with pytest.raises(StrategyRejected, match="needs .* GiB per GPU .* but has 80.0 GiB"):
         evaluate(LLMWorkload(model="llama-70b"), cluster, Strategy(dp=16), global_batch=32)
@@ -214,7 +214,7 @@ def test_more_bad_inputs(llama13):
                  global_batch=64)
     gqa = TransformerConfig(name="gqa", num_layers=4, hidden=768, num_heads=12, ffn_hidden=3072,
                             vocab=1000, num_kv_heads=4)
-    with pytest.raises(StrategyRejected, match="tp 6 and 4 KV heads do not divide one another"):
+    with pytest.raises(StrategyRejected, match="tp 6 and the 4 KV heads of .gqa. do not divide one another"):
         evaluate(LLMWorkload(model=gqa, seq_len=128), make_cluster(gpu="h100", num_gpus=48),
                  Strategy(dp=8, tp=6), global_batch=64)
     with pytest.raises(StrategyRejected, match="ZeRO and recomputation apply to training only"):

@@ -85,7 +85,7 @@ def max_usable_gpus(workload: LLMWorkload | DLRMWorkload, cluster: ClusterSpec,
     if isinstance(workload, DLRMWorkload):
         return global_batch
     cfg = workload.model
-    max_tp = max(t for t in _divisors(cfg.num_heads) if t <= cluster.gpus_per_node)
+    max_tp = max(t for t in cfg.tp_degrees() if t <= cluster.gpus_per_node)
     max_cp = max(c for c in _CP_DEGREES if workload.seq_len % c == 0)
     return global_batch * max_tp * cfg.num_layers * max_cp
 
@@ -100,7 +100,8 @@ def enumerate_strategies(workload: LLMWorkload | DLRMWorkload, cluster: ClusterS
     n = cluster.num_gpus
     cfg = workload.model
     out: list[Strategy] = []
-    tps = [t for t in _divisors(cluster.gpus_per_node) if cfg.num_heads % t == 0 and n % t == 0]
+    allowed = set(cfg.tp_degrees())  # the heads rule serving shares (TransformerConfig)
+    tps = [t for t in _divisors(cluster.gpus_per_node) if t in allowed and n % t == 0]
     training = mode == "training"
     cps = (1,) if mode == "decode" else _CP_DEGREES
     for tp, cp in itertools.product(tps, cps):
@@ -148,7 +149,7 @@ def baseline_strategies(workload: LLMWorkload | DLRMWorkload, cluster: ClusterSp
                                       "MLPs data parallel")
     cfg = workload.model
     tp = max(t for t in _divisors(min(cluster.gpus_per_node, n))
-             if cfg.num_heads % t == 0 and n % t == 0)
+             if cfg.tp_problem(t) is None and n % t == 0)
     dp = n // tp
     if mode == "training":
         cands = [Strategy(dp=dp, tp=tp, zero=z if dp > 1 else 0, recompute=rc)
