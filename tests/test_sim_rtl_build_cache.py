@@ -168,3 +168,25 @@ def test_truncated_verilator_executable_is_rebuilt_and_the_counter_is_right(
     assert not again.build_cached
     assert again.outputs["count"].tolist() == expected
     assert exe.stat().st_size == size
+
+
+def test_a_run_that_prints_nothing_still_says_what_failed(tmp_path, monkeypatch):
+    import cocotb_tools.runner
+
+    from archsim.errors import SimulationError
+    from archsim.sim.rtl import _verilator
+    from archsim.sim.rtl._toolchain import find_toolchain
+
+    class Silent:  # what a broken executable gave: an empty log and no result files
+        def test(self, *, log_file, **kwargs):
+            log_file.write_text("")
+            raise SystemExit(1)
+
+    monkeypatch.setattr(cocotb_tools.runner, "get_runner", lambda name: Silent())
+    build = _verilator.VerilatorBuild(tmp_path / "entry", "Counter", None, 0.0, True)
+    with pytest.raises(SimulationError) as info:
+        _verilator.run_cocotb_job(build, find_toolchain(compiler=False), test_module="m",
+                                  job_dir=tmp_path, env_var="X", what="simulation of 'Counter'")
+    text = str(info.value)
+    assert text.startswith("the Verilator simulation of 'Counter' failed:\nno output from ")
+    assert str(tmp_path / "entry" / "Counter") in text

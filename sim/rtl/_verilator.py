@@ -249,6 +249,9 @@ def run_cocotb_job(build: VerilatorBuild, toolchain: Toolchain, *, test_module: 
         detail = (error.read_text() if error.is_file()
                   else log.read_text(errors="replace") if log.is_file() else "no output")
         tail = "\n".join(detail.strip().splitlines()[-20:])
+        if not tail:  # e.g. an executable that cannot start: say which one, never nothing
+            tail = (f"no output from {build.path / build.toplevel} (if this persists, delete "
+                    f"the cache entry {build.path})")
         raise SimulationError(f"the Verilator {what} failed:\n{tail}")
     return json.loads(done.read_text())
 
