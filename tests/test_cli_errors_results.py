@@ -158,3 +158,15 @@ def test_hls_scalar_argument_out_of_range_is_rejected(tmp_path, capsys, value, s
     assert f"{src}:5:53: argument 'n' is {shown}, outside the range 0..{2**5 - 1} of UInt(5)" \
         in err
     assert main(["hls", f"{src}:mac", "--simulate", "--arg", "n=16"]) == 0  # in range
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "inf", "nan"])
+def test_train_samples_that_are_not_positive_are_rejected_before_any_work(tmp_path, capsys,
+                                                                          value):
+    # max(1, ceil(samples / batch)) turned these into "1 iterations"
+    out = tmp_path / "out"
+    code = main(["train", "-m", "llama-7b", "-n", "8", "--variability", "--samples", "10",
+                 "--train-samples", value, "-o", str(out)])
+    err = _error_line(capsys)
+    assert code == 2 and "field '--train-samples': must be a positive finite number" in err
+    assert not out.exists()

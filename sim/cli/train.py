@@ -92,6 +92,7 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.table import Table
 
+        from ...errors import ConfigError
         from ...outputs import write_csv, write_json
         from ..distributed import (
             PRISM_DEFAULT,
@@ -111,6 +112,11 @@ def register(app: typer.Typer) -> None:
             kernel_sigma=d0.kernel_sigma if kernel_sigma is None else kernel_sigma,
             gpu_sigma=d0.gpu_sigma if gpu_sigma is None else gpu_sigma,
             comm_sigma=d0.comm_sigma if comm_sigma is None else comm_sigma)
+        if train_samples is not None and not (math.isfinite(train_samples)
+                                              and train_samples > 0):
+            # checked before any work: max(1, ...) below turned 0 or -5 into one iteration
+            raise ConfigError(f"must be a positive finite number, not {train_samples!r}",
+                              field="--train-samples")
         wl = get_workload(str(model), seq_len=seq_len)
         cluster = make_cluster(gpu=str(gpu), num_gpus=gpus, gpus_per_node=gpus_per_node,
                                network=str(network))
