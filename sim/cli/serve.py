@@ -85,6 +85,7 @@ def register(app: typer.Typer) -> None:
         from rich.progress import Progress
         from rich.table import Table
 
+        from ...outputs import atomic_dir, check_output_dir
         from ..serving import (
             SLO,
             CalibrationTable,
@@ -96,6 +97,8 @@ def register(app: typer.Typer) -> None:
         )
 
         console = Console()
+        if out is not None:
+            check_output_dir(out, field="--out")
         calib = CalibrationTable.from_csv(calibration) if calibration else None
         dep = Deployment.build(model=model, gpu=str(gpu), tp=tp, dtype=dtype,
                                compute_efficiency=compute_efficiency,
@@ -131,5 +134,6 @@ def register(app: typer.Typer) -> None:
         table.add_row("kv_capacity_tokens", str(dep.kv_capacity_tokens))
         console.print(table)
         if out is not None:
-            files = result.write(out)
+            with atomic_dir(out) as tmp:
+                files = result.write(tmp)
             console.print(f"wrote {len(files)} files to {out}")
