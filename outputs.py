@@ -193,6 +193,13 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
                         dest.mkdir(exist_ok=True)
                     else:
                         os.replace(src, dest)
+        except OutputError as exc:
+            # A writer inside the block names its file in the temporary folder; name the
+            # file the user asked for instead.
+            if tmp is None or not _inside(exc.path, [tmp]):
+                raise
+            shown = target / Path(exc.path).absolute().relative_to(tmp)
+            raise OutputError(str(shown), exc.reason, errno=exc.errno) from exc
         except OSError as exc:
             roots = [target.absolute(), parent] + ([tmp] if tmp is not None else [])
             error = _as_output_error(exc, target, roots)

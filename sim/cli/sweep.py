@@ -164,7 +164,7 @@ def register(app: typer.Typer) -> None:
                                    retry_failed=not skip_failed, on_progress=on_progress)
         except KeyboardInterrupt:
             console.print(f"interrupted: every finished point is stored in {db_path}; "
-                          f"run the same command again to resume")
+                          f"run the same command again to resume", soft_wrap=True)
             raise
         tasks = ("" if report.executor == "in-process" else
                  f", {report.tasks} tasks of <= {report.points_per_task} points")
