@@ -182,6 +182,28 @@ def test_output_folder_without_write_permission(command, tmp_path, capsys, no_si
         locked.chmod(0o700)
 
 
+@pytest.mark.parametrize("command", ["run", "serve", "train"])
+def test_output_folder_without_write_permission_as_root_sees_it(command, tmp_path, capsys,
+                                                                monkeypatch, no_simulation):
+    """The same check where the tests run as root: ``os.access`` answers as for a user."""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    args = _args(FOLDER_COMMANDS[command], tmp_path, locked / "out")
+    real_access = os.access
+
+    def access(path, mode, **kwargs):
+        if Path(path).absolute() == locked and mode & os.W_OK:
+            return False
+        return real_access(path, mode, **kwargs)
+
+    monkeypatch.setattr("os.access", access)
+    before = tree(tmp_path)
+    assert main(args) == 2
+    line = one_error_line(capsys)
+    assert "field '--out'" in line and f"no write permission in folder {locked}" in line
+    assert tree(tmp_path) == before
+
+
 @pytest.mark.parametrize("args,option", [
     (["results", "export", "DB", "-o", "OUT"], "--output"),
     (["results", "plot", "DB", "--x", "batch", "--y", "latency_s", "-o", "OUT"], "--output"),
@@ -390,8 +412,12 @@ def test_a_sweep_with_some_failed_points_exits_0_and_counts_them(tmp_path, capsy
     assert "6 done, 2 failed" in capsys.readouterr().out
 
 
-def test_a_full_disk_mid_sweep_is_one_line_and_keeps_committed_rows(tmp_path, capsys,
-                                                                    monkeypatch):
+@pytest.mark.parametrize("sqlite_message,reason", [
+    ("database or disk is full", "disk full (the points stored before are kept)"),
+    ("attempt to write a readonly database", "the database is read-only"),
+])
+def test_a_full_disk_mid_sweep_is_one_line_and_keeps_committed_rows(
+        tmp_path, capsys, monkeypatch, sqlite_message, reason):
     from archsim.sim.sweep import ResultStore, engine, load_results
 
     real = ResultStore._insert
@@ -399,7 +425,7 @@ def test_a_full_disk_mid_sweep_is_one_line_and_keeps_committed_rows(tmp_path, ca
 
     def insert(self, rows):
         if commits:
-            raise sqlite3.OperationalError("database or disk is full")
+            raise sqlite3.OperationalError(sqlite_message)
         commits.append(len(rows))
         return real(self, rows)
 
@@ -409,11 +435,23 @@ def test_a_full_disk_mid_sweep_is_one_line_and_keeps_committed_rows(tmp_path, ca
     spec.write_text(SPEC)
     assert main(["sweep", str(spec), "--workers", "0", "-q"]) == 2
     line = one_error_line(capsys)
-    assert line == (f"error: cannot write {tmp_path / 's.db'}: disk full "
-                    "(the points stored before are kept)")
+    assert line == f"error: cannot write {tmp_path / 's.db'}: {reason}"
     monkeypatch.undo()
     stored = load_results(tmp_path / "s.db", status=None)
     assert len(stored) == commits[0] == 1  # the first batch (one point) is kept
+
+
+def test_other_sqlite_errors_of_a_write_are_not_disguised(tmp_path, monkeypatch):
+    from archsim.sim.sweep import PointResult, ResultStore
+
+    def insert(self, rows):
+        raise sqlite3.OperationalError("no such column: objectives")  # a bug, not the disk
+
+    monkeypatch.setattr(ResultStore, "_insert", insert)
+    with ResultStore(tmp_path / "s.db") as store:
+        with pytest.raises(sqlite3.OperationalError, match="no such column"):
+            store.write([PointResult("k", "done", objectives={})], sweep="s", model="m",
+                        points={"k": ({}, 0)})
 
 
 INTERRUPTED_SWEEP = textwrap.dedent("""
