@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ArchsimError", "DSLError", "ConfigError", "SimulationError", "ToolchainError"]
+__all__ = ["ArchsimError", "DSLError", "ConfigError", "SimulationError", "ToolchainError",
+           "RunFailedError", "OutputError"]
 
 
 class ArchsimError(Exception):
@@ -120,6 +121,16 @@ class SimulationError(ArchsimError):
         super().__init__(text)
 
 
+class RunFailedError(SimulationError):
+    """The run itself failed, its inputs being valid: the RTL differs from the golden run
+    or from the model, every point of a sweep failed.
+
+    The command line exits with status 1 for it (2 is for the user's errors); other
+    :class:`SimulationError` s, some of which still describe bad input (a port name that
+    does not exist), keep status 2.
+    """
+
+
 class ToolchainError(ArchsimError):
     """An external tool is missing or failed; says what to install or fix."""
 
@@ -130,3 +141,17 @@ class ToolchainError(ArchsimError):
         if install:
             text += f"; install {install}"
         super().__init__(text)
+
+
+class OutputError(ArchsimError):
+    """An output file or folder could not be written (disk full, no permission, ...).
+
+    Raised by the writers of :mod:`archsim.outputs` in place of the operating system's
+    ``OSError`` (kept as ``__cause__``); names the path and the reason in words.
+    """
+
+    def __init__(self, path: str, reason: str, *, errno: int | None = None) -> None:
+        self.path = path
+        self.reason = reason
+        self.errno = errno
+        super().__init__(f"cannot write {path}: {reason}")

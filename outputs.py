@@ -2,15 +2,25 @@
 
 Every writer goes through a temporary file in the destination folder followed
 by an atomic rename, so an interrupted run leaves either the old file or the
-new one, never half of one.
+new one, never half of one. A command that writes several files puts them in
+a temporary sibling folder first (:func:`atomic_dir`) and moves them into place
+only when all of them are written.
+
+A command checks where it will write before doing any work
+(:func:`check_output_dir`, :func:`check_output_file`: a :class:`ConfigError`
+naming the option), and an operating-system error while writing (disk full, no
+permission, read-only file system) reaches the user as one
+:class:`~archsim.errors.OutputError` line naming the path, never as a traceback.
 """
 
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -18,11 +28,196 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .errors import ConfigError, OutputError
+
 if TYPE_CHECKING:  # matplotlib is imported on use
     from matplotlib.figure import Figure
 
-__all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text", "write_json", "write_csv",
+__all__ = ["check_output_dir", "check_output_file", "atomic_dir", "os_error_reason",
+           "atomic_path", "atomic_write_bytes", "atomic_write_text", "write_json", "write_csv",
            "save_figure", "to_jsonable", "JSONValue"]
+
+
+#: Errors that mean the storage itself refused (whichever file was being written).
+_STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+#: Errors that mean a path cannot be written; translated when they name the output's path.
+_PATH_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EISDIR,
+                          errno.EEXIST, errno.ENAMETOOLONG, errno.ENOTEMPTY})
+_REASONS = {
+    errno.ENOSPC: "disk full",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EFBIG: "file too large for the file system",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EISDIR: "is a folder, not a file",
+    errno.EEXIST: "already exists",
+    errno.ENAMETOOLONG: "name too long",
+    errno.ENOTEMPTY: "folder not empty",
+}
+
+
+def os_error_reason(exc: OSError) -> str:
+    """The reason of an ``OSError`` in words (``"disk full"``, ``"permission denied"``...)."""
+    if exc.errno in _REASONS:
+        return _REASONS[exc.errno]
+    return exc.strerror or str(exc)
+
+
+def _inside(name: object, roots: Sequence[Path]) -> bool:
+    if not isinstance(name, (str, bytes, os.PathLike)):
+        return False
+    path = Path(os.fsdecode(name)).absolute()
+    return any(path == root or root in path.parents for root in roots)
+
+
+def _as_output_error(exc: OSError, shown: Path, roots: Sequence[Path]) -> OutputError | None:
+    """The :class:`OutputError` for ``exc`` if it is a failure to write under ``roots``.
+
+    Storage errors (disk full, read-only file system) always are; permission and
+    path-shape errors only when they name a path under ``roots``, so an unrelated
+    ``OSError`` (a bug, a missing input) is not disguised as an output problem.
+    """
+    if exc.errno in _STORAGE_ERRNOS or (
+            exc.errno in _PATH_ERRNOS
+            and (_inside(exc.filename, roots) or _inside(exc.filename2, roots))):
+        return OutputError(str(shown), os_error_reason(exc), errno=exc.errno)
+    return None
+
+
+def _existing_ancestor(path: Path) -> Path:
+    for candidate in (path, *path.parents):
+        if candidate.exists() or candidate.is_symlink():
+            return candidate
+    return Path(path.anchor or ".")  # pragma: no cover - the root always exists
+
+
+def _check_parent_writable(path: Path, *, field: str, shown: Path) -> None:
+    """The nearest existing ancestor of ``path`` is a folder this process may write in."""
+    ancestor = _existing_ancestor(path)
+    if not ancestor.is_dir():
+        raise ConfigError(f"cannot write {shown}: {ancestor} is a file, not a folder",
+                          field=field)
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise ConfigError(f"cannot write {shown}: no write permission in folder {ancestor}",
+                          field=field)
+
+
+def check_output_dir(path: str | os.PathLike[str], *, field: str) -> Path:
+    """Check, without creating anything, that ``path`` can become an output folder.
+
+    It may exist (as a folder this process can write in) or not (then the nearest
+    existing ancestor must be a writable folder). Returns ``path`` as a :class:`Path`;
+    anything else raises :class:`ConfigError` naming ``field`` (the command's option)
+    and what is wrong. Call it before any work, so a bad ``-o`` costs nothing.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"cannot write to {path}: it is a file, not a folder", field=field)
+    if path.is_dir():
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise ConfigError(f"cannot write to {path}: no write permission in this folder",
+                              field=field)
+        return path
+    _check_parent_writable(path.parent, field=field, shown=path)
+    return path
+
+
+def check_output_file(path: str | os.PathLike[str], *, field: str) -> Path:
+    """Check, without creating anything, that ``path`` can be written as a file.
+
+    An existing folder of that name, a file where a folder of the path should be, or a
+    folder without write permission (the file is replaced by a rename, so the folder's
+    permission is what counts) raise :class:`ConfigError` naming ``field``.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"cannot write {path}: it is a folder, not a file", field=field)
+    _check_parent_writable(path.parent, field=field, shown=path)
+    return path
+
+
+def _created_parents(path: Path) -> list[Path]:
+    """The missing ancestors of ``path`` (outermost first), which ``mkdir`` would create."""
+    missing = []
+    for parent in path.parents:
+        if parent.exists():
+            break
+        missing.append(parent)
+    return missing[::-1]
+
+
+def _default_mode(mode: int) -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return mode & ~umask
+
+
+@contextmanager
+def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary folder that becomes ``path`` when the block ends without an error.
+
+    The files are written into ``.<name>.tmp-XXXX`` next to ``path``. On success:
+
+    - if ``path`` does not exist, the temporary folder is renamed to it (one rename:
+      the folder appears complete or not at all);
+    - if ``path`` is an existing folder, each produced file is moved over the file of
+      the same name with :func:`os.replace` (sub-folders are created as needed) and the
+      temporary folder is removed. Files of ``path`` the run did not produce are kept;
+      each replaced file is swapped atomically, but the set of them is not (a crash
+      during these renames, which take microseconds, can leave some old files next to
+      new ones).
+
+    On an error (or Ctrl-C) the temporary folder and any parent folders created for it
+    are removed and ``path`` is left as it was. An ``OSError`` of writing (disk full,
+    permission, read-only file system) becomes :class:`~archsim.errors.OutputError`.
+    """
+    target = Path(path)
+    parent = target.absolute().parent
+    created = _created_parents(target.absolute())
+    tmp: Path | None = None
+    try:
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.tmp-"))
+            yield tmp
+            os.chmod(tmp, _default_mode(0o777))  # mkdtemp makes it 0700
+            if not target.exists():
+                os.rename(tmp, target)
+                tmp = None
+            else:
+                for src in sorted(tmp.rglob("*")):
+                    dest = target / src.relative_to(tmp)
+                    if src.is_dir():
+                        dest.mkdir(exist_ok=True)
+                    else:
+                        os.replace(src, dest)
+        except OutputError as exc:
+            # A writer inside the block names its file in the temporary folder; name the
+            # file the user asked for instead.
+            if tmp is None or not _inside(exc.path, [tmp]):
+                raise
+            shown = target / Path(exc.path).absolute().relative_to(tmp)
+            raise OutputError(str(shown), exc.reason, errno=exc.errno) from exc
+        except OSError as exc:
+            roots = [target.absolute(), parent] + ([tmp] if tmp is not None else [])
+            error = _as_output_error(exc, target, roots)
+            if error is None:
+                raise
+            raise error from exc
+    except BaseException:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        for folder in reversed(created):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        raise
+    finally:
+        if tmp is not None and tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 @contextmanager
@@ -30,23 +225,31 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path next to ``path`` for a writer that opens the file itself.
 
     On a normal exit the file is renamed onto ``path`` with the permissions a plain
-    ``open()`` would give it; on an exception it is removed.
+    ``open()`` would give it; on an exception it is removed. An ``OSError`` of writing
+    (disk full, permission, read-only file system, a file where a folder should be)
+    becomes :class:`~archsim.errors.OutputError` naming ``path``.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(name)
+    roots = [path.absolute(), path.absolute().parent]
+    tmp: Path | None = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(fd)
+        tmp = Path(name)
         yield tmp
         # mkstemp creates 0600 files; give the result the mode a plain open() would.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, _default_mode(0o666))
         os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        tmp = None
+    except OSError as exc:
+        error = _as_output_error(exc, path, roots)
+        if error is None:
+            raise
+        raise error from exc
+    finally:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:

@@ -2,8 +2,30 @@
 
 Each command group lives in its own module with a ``register(app)`` function;
 heavy imports happen inside the commands so ``archsim --help`` stays fast.
-Every :class:`~archsim.errors.ArchsimError` becomes a one-line message on
-stderr and exit status 2, never a traceback.
+
+The error contract: every :class:`~archsim.errors.ArchsimError` becomes one line
+``error: ...`` on stderr, never a traceback, and the exit status says what kind of
+outcome it was:
+
+====  ==========================================================================
+0     success (a sweep in which only some points failed is a success: the summary
+      line counts the failed points, ``archsim results show --failed`` lists them)
+1     the run itself failed: a :class:`~archsim.errors.RunFailedError` (the RTL
+      differs from the golden run or the model, every point of a sweep failed), an
+      optimization that found no feasible point
+2     user error: bad input (:class:`~archsim.errors.ConfigError`,
+      :class:`~archsim.errors.DSLError`), a missing tool
+      (:class:`~archsim.errors.ToolchainError`), an output that cannot be written
+      (:class:`~archsim.errors.OutputError`: disk full, no permission...), bad
+      command-line usage; any other :class:`~archsim.errors.SimulationError` (the
+      simulators still report some bad inputs, such as an unknown port, with it)
+130   interrupted (Ctrl-C); results finished before the interrupt are kept
+====  ==========================================================================
+
+Output locations are checked before any work is done and multi-file outputs
+appear complete or not at all (:mod:`archsim.outputs`). A bare ``OSError`` is not
+caught here: the writers turn write failures into ``OutputError``, so any other
+``OSError`` is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -13,7 +35,7 @@ from typing import Annotated
 
 import typer
 
-from ...errors import ArchsimError
+from ...errors import ArchsimError, RunFailedError
 from . import accel, hls, rtl, run, serve, study, sweep, train
 
 __all__ = ["app", "main"]
@@ -49,11 +71,15 @@ for _module in (run, rtl, hls, accel, serve, train, sweep, study):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit status instead of raising on user errors."""
+    """Run the CLI; returns the exit status (0, 1, 2 or 130, see the module's docstring)
+    instead of raising on user errors."""
     try:
         # Outside standalone mode typer returns (not raises) the exit code of an Exit,
         # e.g. 130 for Ctrl-C; pass it on.
         rv = app(args=argv, standalone_mode=False)
+    except RunFailedError as exc:
+        typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
+        return 1
     except ArchsimError as exc:
         typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
         return 2

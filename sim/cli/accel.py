@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ...errors import ConfigError, SimulationError
+from ...errors import ConfigError, RunFailedError
 from .common import import_target
 
 if TYPE_CHECKING:
@@ -107,8 +107,10 @@ def register(app: typer.Typer) -> None:
             "-o", "--output", help="Write the report as JSON here.")] = None,
     ) -> None:
         """The description, and a program's cycles, time and energy (the model view)."""
-        from ...outputs import atomic_write_text
+        from ...outputs import atomic_write_text, check_output_file
 
+        if output is not None:
+            check_output_file(output, field="--output")
         acc = load_accelerator(target)
         compiled = acc.compile()
         typer.echo(_describe(compiled))
@@ -147,8 +149,9 @@ def register(app: typer.Typer) -> None:
         """Write the accelerator's top-level Verilog."""
         import time
 
-        from ...outputs import atomic_write_text
+        from ...outputs import atomic_write_text, check_output_file
 
+        check_output_file(output, field="--output")
         compiled = load_accelerator(target).compile()
         start = time.perf_counter()
         text = compiled.verilog()
@@ -187,7 +190,7 @@ def register(app: typer.Typer) -> None:
                    f"golden run; {result.cycles_per_s / 1e6:.3g} M cycles/s")
         if len(same) != len(golden) or result.cycles != predicted.cycles:
             bad = sorted(set(golden) - set(same))
-            raise SimulationError(f"accelerator {compiled.name}: the RTL differs from the "
+            raise RunFailedError(f"accelerator {compiled.name}: the RTL differs from the "
                                   f"golden run in {bad} or from the model's cycles",
                                   expected=predicted.cycles, actual=result.cycles)
 

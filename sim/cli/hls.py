@@ -111,9 +111,11 @@ def register(app: typer.Typer) -> None:
         """Compile a DSL kernel to RTL: schedule report, Verilog, simulation."""
         import numpy as np
 
-        from ...errors import SimulationError
-        from ...outputs import atomic_write_text
+        from ...errors import RunFailedError
+        from ...outputs import atomic_write_text, check_output_file
 
+        if output:
+            check_output_file(output, field="--output")
         kern = load_kernel(kernel)
         design = kern.synthesize(clock_ns=clock_ns,
                                  resources=parse_assignments(resource, "--resource"))
@@ -136,4 +138,4 @@ def register(app: typer.Typer) -> None:
                        f"{predicted} predicted; outputs {'match' if ok else 'DIFFER FROM'} "
                        "the golden run")
             if not ok:
-                raise SimulationError(f"kernel {kern.name}: RTL outputs differ from golden")
+                raise RunFailedError(f"kernel {kern.name}: RTL outputs differ from golden")

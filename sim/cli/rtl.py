@@ -149,8 +149,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Write the Verilog of a component (reproducible: Amaranth's builtin Yosys)."""
         from ...hw.verilog import to_verilog
-        from ...outputs import atomic_write_text
+        from ...outputs import atomic_write_text, check_output_file
 
+        if output != "-":
+            check_output_file(output, field="--output")
         component = load_component(design, parse_params(param))
         text = to_verilog(component, name=_module_name(design, name))
         if output == "-":
@@ -202,9 +204,13 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.table import Table
 
-        from ...outputs import write_csv, write_json
+        from ...outputs import check_output_file, write_csv, write_json
         from ..rtl import simulate
 
+        if output is not None:
+            check_output_file(output, field="--output")
+        if vcd is not None:
+            check_output_file(vcd, field="--vcd")
         vectors = _load_vectors(inputs)
         component = load_component(design, parse_params(param))
         result = simulate(component, vectors, cycles=cycles, backend=backend, waveform=vcd,
@@ -274,7 +280,7 @@ def run_demo(*, size: int = 8, seed: int = 0, area: bool = True) -> dict[str, An
     from rich.console import Console
     from rich.table import Table
 
-    from ...errors import SimulationError
+    from ...errors import RunFailedError
 
     if size < 1:
         raise ConfigError(f"size must be at least 1, not {size}", field="--size")
@@ -293,7 +299,7 @@ def run_demo(*, size: int = 8, seed: int = 0, area: bool = True) -> dict[str, An
     reference = a @ b
     if not np.array_equal(run.product, reference):
         bad = np.argwhere(run.product != reference)[0]
-        raise SimulationError("systolic array product differs from numpy",
+        raise RunFailedError("systolic array product differs from numpy",
                               signal=f"C[{bad[0]}][{bad[1]}]", expected=int(reference[tuple(bad)]),
                               actual=int(run.product[tuple(bad)]))
     console.print(f"[green]product matches numpy[/green] ({m * n} int32 results)")

@@ -63,10 +63,13 @@ def register(app: typer.Typer) -> None:
 
         from ...compilers.graph import build_workload
         from ...errors import ConfigError
+        from ...outputs import atomic_dir, check_output_dir
         from ..soc import load_soc_config, simulate
         from ..soc.carbon import add_carbon
 
         console = Console()
+        out_dir = check_output_dir(
+            out if out is not None else Path("archsim-out") / f"run-{workload}", field="--out")
         cfg = load_soc_config(config)
         if accelerators is not None or policy is not None or threads is not None:
             try:
@@ -109,6 +112,6 @@ def register(app: typer.Typer) -> None:
                       f"carbon {carbon['total_kg'] * 1e3:.4g} g CO2e "
                       f"(embodied share per inference over the lifetime, + operational), "
                       f"{result.events} events in {result.wall_time_s:.3f} s")
-        out_dir = out if out is not None else Path("archsim-out") / f"run-{workload}"
-        files = result.write(out_dir, plots=plots)
+        with atomic_dir(out_dir) as tmp:
+            files = result.write(tmp, plots=plots)
         console.print(f"wrote {len(files)} files to {out_dir}")

@@ -86,6 +86,7 @@ def register(app: typer.Typer) -> None:
         from rich.table import Table
 
         from ...compilers.graph import get_transformer
+        from ...outputs import atomic_dir, check_output_dir
         from ..serving import (
             SLO,
             CalibrationTable,
@@ -98,6 +99,8 @@ def register(app: typer.Typer) -> None:
 
         get_transformer(model).check_tp(tp, field="--tp")  # named as the user typed it
         console = Console()
+        if out is not None:
+            check_output_dir(out, field="--out")
         calib = CalibrationTable.from_csv(calibration) if calibration else None
         dep = Deployment.build(model=model, gpu=str(gpu), tp=tp, dtype=dtype,
                                compute_efficiency=compute_efficiency,
@@ -133,5 +136,6 @@ def register(app: typer.Typer) -> None:
         table.add_row("kv_capacity_tokens", str(dep.kv_capacity_tokens))
         console.print(table)
         if out is not None:
-            files = result.write(out)
+            with atomic_dir(out) as tmp:
+                files = result.write(tmp)
             console.print(f"wrote {len(files)} files to {out}")

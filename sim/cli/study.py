@@ -106,7 +106,9 @@ def register(app: typer.Typer) -> None:
         if name is None:
             _list_studies()
             return
-        out_dir = out or Path("archsim-out") / name.value
+        from ...outputs import check_output_dir
+
+        out_dir = check_output_dir(out or Path("archsim-out") / name.value, field="--out")
         if name.value == ALL:
             _run_all(out_dir, seed, quick)
             return

@@ -118,11 +118,15 @@ def register(app: typer.Typer) -> None:
             TimeRemainingColumn,
         )
 
+        from ...errors import RunFailedError
+        from ...outputs import check_output_file
         from ..sweep import default_db_path, load_spec, run_sweep
 
         console = Console(stderr=True)
         loaded = load_spec(spec)
         db_path = db or default_db_path(spec)
+        if not dry_run:
+            check_output_file(db_path, field="--db")
         if dry_run:
             from ..sweep import ResultStore
 
@@ -160,7 +164,7 @@ def register(app: typer.Typer) -> None:
                                    retry_failed=not skip_failed, on_progress=on_progress)
         except KeyboardInterrupt:
             console.print(f"interrupted: every finished point is stored in {db_path}; "
-                          f"run the same command again to resume")
+                          f"run the same command again to resume", soft_wrap=True)
             raise
         tasks = ("" if report.executor == "in-process" else
                  f", {report.tasks} tasks of <= {report.points_per_task} points")
@@ -168,6 +172,12 @@ def register(app: typer.Typer) -> None:
         out.print(f"{report.name}: {report.total} points, {report.skipped} already stored, "
                   f"{report.done} done, {report.failed} failed in {report.wall_s:.2f} s "
                   f"({report.executor}{tasks}) -> {report.db}")
+        # Some failed points are results (the sweep succeeded, exit 0; the summary counts
+        # them). Every point failing, none done now or before, means the sweep itself
+        # failed: exit status 1.
+        if report.failed and not report.done and not report.skipped:
+            raise RunFailedError(f"all {report.failed} points failed; first error: "
+                                  f"{report.first_error}")
 
     @app.command("optimize")
     def optimize(
@@ -187,11 +197,14 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-        from ...outputs import write_csv
+        from ...outputs import check_output_file, write_csv
         from ..sweep import default_db_path
         from ..sweep.optimize import OptimizationProgress, load_optimization, run_optimization
 
+        if out is not None:
+            check_output_file(out, field="--out")
         loaded, settings = load_optimization(spec)
+        check_output_file(db or default_db_path(spec), field="--db")
         progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                             MofNCompleteColumn(), TextColumn("best {task.fields[best]}"),
                             console=Console(stderr=True), disable=quiet)
@@ -269,8 +282,11 @@ def register(app: typer.Typer) -> None:
         """Print the Pareto front over the chosen objectives."""
         from rich.console import Console
 
+        from ...outputs import check_output_file
         from ..sweep import export, pareto_front
 
+        if csv is not None:
+            check_output_file(csv, field="--csv")
         table = _load(db, filters, "done", sweep_name)
         objs = _split(objectives)
         front = pareto_front(table, objs, maximize=_split(maximize))
@@ -292,8 +308,10 @@ def register(app: typer.Typer) -> None:
             "--failed", help="Export failed points instead.")] = False,
     ) -> None:
         """Export the stored points to CSV or Parquet."""
+        from ...outputs import check_output_file
         from ..sweep import export
 
+        check_output_file(output, field="--output")
         table = _load(db, filters, "failed" if failed else "done", sweep_name)
         path = export(table, output)
         typer.echo(f"{len(table)} rows -> {path}")
@@ -321,8 +339,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Plot stored points as PNG."""
         from ...errors import ConfigError
+        from ...outputs import check_output_file
         from ..sweep import plot_heatmap, plot_line, plot_scatter
 
+        check_output_file(output, field="--output")
         table = _load(db, filters, "done", sweep_name)
         if kind is PlotKind.scatter:
             path = plot_scatter(table, x, y, output, maximize=_split(maximize), log=log)

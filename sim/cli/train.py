@@ -3,6 +3,7 @@
 # No ``from __future__ import annotations``: typer evaluates the annotations, and the choice
 # enums are local to register() (built from the data on registration).
 import math
+from contextlib import ExitStack
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeAlias
@@ -93,7 +94,7 @@ def register(app: typer.Typer) -> None:
         from rich.table import Table
 
         from ...errors import ConfigError
-        from ...outputs import write_csv, write_json
+        from ...outputs import atomic_dir, check_output_dir, write_csv, write_json
         from ..distributed import (
             PRISM_DEFAULT,
             VariabilityModel,
@@ -107,6 +108,8 @@ def register(app: typer.Typer) -> None:
         from ..distributed.models import LLMWorkload
 
         console = Console()
+        if out is not None:
+            check_output_dir(out, field="--out")
         d0 = PRISM_DEFAULT
         vm = VariabilityModel(  # validated before the search so bad sigmas fail fast
             kernel_sigma=d0.kernel_sigma if kernel_sigma is None else kernel_sigma,
@@ -171,48 +174,53 @@ def register(app: typer.Typer) -> None:
         if res.rejected:
             console.print("rejected: " + "; ".join(f"{c} x {r}" for r, c in
                                                      list(res.rejection_summary().items())[:3]))
-        files = []
-        if out is not None:
-            files.append(write_json(out / "search.json", res.to_dict(top=top)))
-            files.append(write_csv(out / "strategies.csv", [r.to_row() for r in res.ranked]))
-            from ..distributed.plots import plot_breakdown
+        # every file lands in a temporary folder first: a failure leaves no partial output
+        with ExitStack() as stack:
+            dest = stack.enter_context(atomic_dir(out)) if out is not None else None
+            files: list[Path] = []
+            if dest is not None:
+                files.append(write_json(dest / "search.json", res.to_dict(top=top)))
+                files.append(write_csv(dest / "strategies.csv",
+                                       [r.to_row() for r in res.ranked]))
+                from ..distributed.plots import plot_breakdown
 
-            rows = [{"label": r.strategy, **r.to_row()} for r in res.ranked[:top]]
-            if res.baseline is not None:
-                rows.append({"label": "baseline " + res.baseline.strategy,
-                             **res.baseline.to_row()})
-            files.append(plot_breakdown(rows, out / "breakdown.png"))
-        if variability:
-            dist = iteration_distribution(best, vm, samples=samples, seed=seed)
-            vt = Table(title=f"iteration-time distribution, {best.num_gpus} GPUs "
-                             f"(sigmas: kernel {vm.kernel_sigma}, GPU {vm.gpu_sigma:.4f}, "
-                             f"collective {vm.comm_sigma})")
-            for col in ("quantile", "analytic s", "Monte Carlo s"):
-                vt.add_column(col, justify="right")
-            qrows = []
-            for q in (0.01, 0.1, 0.5, 0.9, 0.99):
-                qa, qm = dist.quantile(q), dist.quantile(q, method="mc")
-                qrows.append({"quantile": q, "analytic_s": qa, "monte_carlo_s": qm})
-                vt.add_row(f"{q:g}", f"{qa:.5g}", f"{qm:.5g}")
-            console.print(vt)
-            console.print(f"deterministic {dist.deterministic_s:.5g} s; expected slowdown "
-                          f"{dist.expected_slowdown():.2%} (analytic), "
-                          f"{dist.expected_slowdown(method='mc'):.2%} (Monte Carlo)")
-            if train_samples is None:
-                train_samples = (2e12 / wl.seq_len if isinstance(wl, LLMWorkload)
-                                 else 4_195_197_692)
-            iterations = max(1, math.ceil(train_samples / global_batch))
-            det_days = iterations * best.iteration_s / 86400
-            tq = total_time_quantiles(dist, iterations, (0.5, 0.99))
-            p_det = float(probability_of_finishing(dist, iterations, det_days * 86400))
-            console.print(f"{iterations} iterations: deterministic {det_days:.3f} days, p50 "
-                          f"{tq[0.5] / 86400:.3f}, p99 {tq[0.99] / 86400:.3f} days; "
-                          f"P(done by the deterministic date) = {p_det:.3f}")
-            if out is not None:
-                from ..distributed.plots import plot_iteration_distribution
+                rows = [{"label": r.strategy, **r.to_row()} for r in res.ranked[:top]]
+                if res.baseline is not None:
+                    rows.append({"label": "baseline " + res.baseline.strategy,
+                                 **res.baseline.to_row()})
+                files.append(plot_breakdown(rows, dest / "breakdown.png"))
+            if variability:
+                dist = iteration_distribution(best, vm, samples=samples, seed=seed)
+                vt = Table(title=f"iteration-time distribution, {best.num_gpus} GPUs "
+                                 f"(sigmas: kernel {vm.kernel_sigma}, GPU {vm.gpu_sigma:.4f}, "
+                                 f"collective {vm.comm_sigma})")
+                for col in ("quantile", "analytic s", "Monte Carlo s"):
+                    vt.add_column(col, justify="right")
+                qrows = []
+                for q in (0.01, 0.1, 0.5, 0.9, 0.99):
+                    qa, qm = dist.quantile(q), dist.quantile(q, method="mc")
+                    qrows.append({"quantile": q, "analytic_s": qa, "monte_carlo_s": qm})
+                    vt.add_row(f"{q:g}", f"{qa:.5g}", f"{qm:.5g}")
+                console.print(vt)
+                console.print(f"deterministic {dist.deterministic_s:.5g} s; expected slowdown "
+                              f"{dist.expected_slowdown():.2%} (analytic), "
+                              f"{dist.expected_slowdown(method='mc'):.2%} (Monte Carlo)")
+                if train_samples is None:
+                    train_samples = (2e12 / wl.seq_len if isinstance(wl, LLMWorkload)
+                                     else 4_195_197_692)
+                iterations = max(1, math.ceil(train_samples / global_batch))
+                det_days = iterations * best.iteration_s / 86400
+                tq = total_time_quantiles(dist, iterations, (0.5, 0.99))
+                p_det = float(probability_of_finishing(dist, iterations, det_days * 86400))
+                console.print(f"{iterations} iterations: deterministic {det_days:.3f} days, p50 "
+                              f"{tq[0.5] / 86400:.3f}, p99 {tq[0.99] / 86400:.3f} days; "
+                              f"P(done by the deterministic date) = {p_det:.3f}")
+                if dest is not None:
+                    from ..distributed.plots import plot_iteration_distribution
 
-                files.append(write_json(out / "variability.json", dist.summary()))
-                files.append(write_csv(out / "quantiles.csv", qrows))
-                files.append(plot_iteration_distribution(dist, out / "iteration_distribution.png"))
+                    files.append(write_json(dest / "variability.json", dist.summary()))
+                    files.append(write_csv(dest / "quantiles.csv", qrows))
+                    files.append(plot_iteration_distribution(
+                        dist, dest / "iteration_distribution.png"))
         if files:
             console.print(f"wrote {len(files)} files to {out}")

@@ -14,6 +14,13 @@ a point that still kills its worker is stored as failed. Worker processes
 inherit the client's environment, so ``ARCHSIM_CACHE`` -- and with it the
 shared, file-locked RTL build cache -- is the same for all of them on one
 machine.
+
+Shutdown: the worker processes of a LocalCluster ignore SIGINT (a Dask worker
+preload, :mod:`~archsim.sim.sweep.worker_setup`), so Ctrl-C in a terminal, which
+signals the whole process group, interrupts only the client: it commits what has
+arrived, cancels the remaining tasks and closes the cluster, and the CLI prints
+one line. An existing scheduler is connected to before the results database is
+opened, so an unreachable one leaves no file behind.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import socket
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,8 +45,10 @@ if TYPE_CHECKING:
     from distributed import LocalCluster
 
 __all__ = ["SweepProgress", "SweepReport", "run_sweep", "run_batch", "default_db_path",
-           "local_cluster", "LOCAL_CLUSTER_CONFIG", "TINY_SWEEP_POINTS"]
+           "local_cluster", "LOCAL_CLUSTER_CONFIG", "TINY_SWEEP_POINTS", "WORKER_PRELOAD"]
 
+#: The Dask worker preload module of a sweep's LocalCluster (workers ignore SIGINT).
+WORKER_PRELOAD = "archsim.sim.sweep.worker_setup"
 #: Sweeps with at most this many points to compute run in-process unless workers are asked for.
 TINY_SWEEP_POINTS = 16
 _MAX_POINTS_PER_TASK = 256
@@ -79,6 +89,8 @@ class SweepReport:
     points_per_task: int
     wall_s: float
     compute_s: float
+    #: The error of the first point that failed in this run (``None`` when none failed).
+    first_error: str | None = None
 
     @property
     def computed(self) -> int:
@@ -208,7 +220,13 @@ def run_sweep(
     points = spec.points()
     model = spec.sweep_model
     by_key = {p.key: p for p in points}
-    with ResultStore(db) as store:
+    with ExitStack() as stack:
+        connected = None
+        if client is None and scheduler is not None:
+            # Reach the scheduler before the store exists: a wrong address creates no file.
+            connected = stack.enter_context(_dask_client("scheduler", client=None,
+                                                         scheduler=scheduler, workers=1))
+        store = stack.enter_context(ResultStore(db))
         store.record_sweep(spec.name, spec.model, spec.model_dump(mode="json"))
         stored = store.statuses(by_key)
         skip = {"done", "failed"} if not retry_failed else {"done"}
@@ -226,14 +244,17 @@ def run_sweep(
 
         counts = {"done": 0, "failed": 0, "tasks": 0}
         compute_s = 0.0
+        first_error: str | None = None
         params_of = {p.key: (p.params, p.seed) for p in pending}
 
         def store_results(results: Sequence[PointResult]) -> None:
-            nonlocal compute_s
+            nonlocal compute_s, first_error
             store.write(results, sweep=spec.name, model=model.name, points=params_of)
             for r in results:
                 counts[r.status] += 1
                 compute_s += r.duration_s
+                if first_error is None and r.status == "failed":
+                    first_error = r.error
             if on_progress is not None:
                 done_now = counts["done"] + counts["failed"]
                 on_progress(SweepProgress(
@@ -257,8 +278,9 @@ def run_sweep(
                 executor = "client"
             else:
                 executor = f"local-cluster({n_workers})"
-            with _dask_client(mode, client=client, scheduler=scheduler,
-                              workers=n_workers) as dask_client:
+            with _dask_client(mode if connected is None else "client",
+                              client=client if connected is None else connected,
+                              scheduler=scheduler, workers=n_workers) as dask_client:
                 if mode != "local-cluster":
                     n_workers = max(1, len(dask_client.scheduler_info()["workers"]))
                 fixed = points_per_task or spec.points_per_task
@@ -271,7 +293,7 @@ def run_sweep(
             name=spec.name, db=Path(db), executor=executor, workers=n_workers,
             total=len(points), skipped=skipped, done=counts["done"], failed=counts["failed"],
             tasks=counts["tasks"], points_per_task=size, wall_s=time.perf_counter() - start,
-            compute_s=compute_s)
+            compute_s=compute_s, first_error=first_error)
 
 
 def _run_in_process(
@@ -349,8 +371,10 @@ def local_cluster(workers: int) -> LocalCluster:
     if workers < 1:
         raise ConfigError(f"must be >= 1, not {workers}", field="workers")
     with dask.config.set(LOCAL_CLUSTER_CONFIG):
+        # The preload makes each worker process ignore SIGINT (see the module docstring).
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                            dashboard_address=":0", silence_logs=logging.ERROR)
+                            dashboard_address=":0", silence_logs=logging.ERROR,
+                            preload=[WORKER_PRELOAD])
 
 
 class _dask_client:

@@ -14,12 +14,21 @@ commits, never corrupt the file. Readers (``archsim results``) do not block the
 writer. The ``-wal``/``-shm`` side files exist only while the database is open
 (or after a kill, until the next open recovers them); WAL needs a local file
 system, not NFS.
+
+Readers (``create=False``) open the file read-only, so a file that is not an
+archsim database (a 0-byte file, another program's SQLite database) is reported
+and left byte-identical, and a read-only database can be read. The schema's
+version is SQLite's ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`), set when
+the store is created and checked on every open. A write that fails because the
+disk is full (or the file is read-only) is one :class:`~archsim.errors.OutputError`;
+the points committed before it are kept.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,12 +37,16 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from ...errors import ConfigError
+from ...errors import ConfigError, OutputError
 
-__all__ = ["PointResult", "PointRecord", "ResultStore", "STATUSES"]
+__all__ = ["PointResult", "PointRecord", "ResultStore", "STATUSES", "SCHEMA_VERSION"]
 
 STATUSES = ("done", "failed")
-_SCHEMA_VERSION = "1"
+#: The layout of the tables below, stored as ``PRAGMA user_version``. Databases written
+#: before the version was recorded there have ``user_version`` 0 and ``meta.schema_version``
+#: ``'1'``: the same layout, read as version 1.
+SCHEMA_VERSION = 1
+_SCHEMA_VERSION = str(SCHEMA_VERSION)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -121,21 +134,99 @@ class ResultStore:
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
+        self.read_only = not create
+        if self.path.is_dir():
+            raise ConfigError("is a directory, not a results database", file=str(self.path))
         if not create and not self.path.is_file():
             raise ConfigError("results database not found", file=str(self.path))
-        if create:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(self.path, timeout=30.0)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            with self._db:
-                self._db.executescript(_SCHEMA)
-                self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
-                                 (_SCHEMA_VERSION,))
+            if create:
+                self._db = self._open_for_writing()
+            else:
+                self._db = self._open_read_only()
         except sqlite3.DatabaseError as exc:
             raise ConfigError(f"not an archsim results database: {exc}",
                               file=str(self.path)) from None
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        # A read-only connection to a WAL database creates the -wal/-shm side files and,
+        # unlike a writer, cannot remove them when it closes; remember whether they were
+        # there so close() can tidy up after this reader alone.
+        self._side_files_before = {s: Path(f"{self.path}{s}").exists() for s in ("-wal", "-shm")}
+        uri = f"file:{_uri_path(self.path)}?mode=ro"
+        db = sqlite3.connect(uri, uri=True, timeout=30.0)
+        try:
+            self._check_schema(db, empty_ok=False)
+        except BaseException:
+            db.close()
+            self._tidy_side_files()
+            raise
+        return db
+
+    def _open_for_writing(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, timeout=30.0)
+        try:
+            # Check before writing anything: another program's database stays untouched.
+            fresh = self._check_schema(db, empty_ok=True)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            if fresh:
+                with db:
+                    db.executescript(_SCHEMA)
+                    db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                               (_SCHEMA_VERSION,))
+                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except sqlite3.OperationalError as exc:
+            db.close()
+            error = _write_error(exc, self.path)
+            if error is None:
+                raise
+            raise error from None
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _check_schema(self, db: sqlite3.Connection, *, empty_ok: bool) -> bool:
+        """Raise unless ``db`` is an archsim results database of a version this code reads;
+        return True when it holds no table at all (and ``empty_ok``: a new store)."""
+        tables = {name for (name,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables and empty_ok:
+            return True
+        if "points" not in tables:
+            what = "an empty file" if not tables else f"tables: {', '.join(sorted(tables))}"
+            raise ConfigError(f"not an archsim results database (no table 'points'; {what})",
+                              file=str(self.path))
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        if version == 0 and "meta" in tables:  # written before user_version was set
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            version = int(row[0]) if row and str(row[0]).isdigit() else 0
+        if version != SCHEMA_VERSION:
+            newer = "a newer" if version > SCHEMA_VERSION else "an older"
+            raise ConfigError(f"results database schema version {version}, written by "
+                              f"{newer} archsim; this archsim reads version {SCHEMA_VERSION}",
+                              file=str(self.path))
+        return False
+
+    def _tidy_side_files(self) -> None:
+        before = getattr(self, "_side_files_before", None)
+        if before is None or any(before.values()):
+            return  # a writer has the database open: its side files are not ours
+        wal = Path(f"{self.path}-wal")
+        if not wal.exists() or wal.stat().st_size:
+            return
+        # A writable connection closing last removes the empty side files (it has nothing
+        # to checkpoint, so the database file is not written).
+        try:
+            tidy = sqlite3.connect(self.path, timeout=0.1)
+            try:
+                tidy.execute("SELECT 1 FROM sqlite_master").fetchall()
+            finally:
+                tidy.close()
+        except sqlite3.Error:
+            pass  # read-only file or folder: the side files stay, as with any reader
 
     # -- writing -------------------------------------------------------------------------
     def record_sweep(self, name: str, model: str, spec: Mapping[str, Any]) -> None:
@@ -171,6 +262,15 @@ class ResultStore:
                 r.status, None if r.objectives is None else json.dumps(r.objectives),
                 r.error, r.traceback, float(r.duration_s), r.worker, now,
             ))
+        try:
+            return self._insert(rows)
+        except sqlite3.OperationalError as exc:
+            error = _write_error(exc, self.path)
+            if error is None:
+                raise
+            raise error from None
+
+    def _insert(self, rows: list[tuple[Any, ...]]) -> int:
         with self._db:
             before = self._db.total_changes
             self._db.executemany(
@@ -231,12 +331,35 @@ class ResultStore:
 
     def close(self) -> None:
         self._db.close()
+        if self.read_only:
+            self._tidy_side_files()
 
     def __enter__(self) -> ResultStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _uri_path(path: Path) -> str:
+    """``path`` for an SQLite ``file:`` URI (``?`` and ``#`` would end the path)."""
+    from urllib.parse import quote
+
+    return quote(os.fspath(path.absolute()), safe="/")
+
+
+def _write_error(exc: sqlite3.OperationalError, path: Path) -> OutputError | None:
+    """The one-line error of a write SQLite refused for lack of space or permission."""
+    text = str(exc).lower()
+    if "disk is full" in text or "database or disk is full" in text:
+        reason = "disk full (the points stored before are kept)"
+    elif "readonly" in text or "read-only" in text:
+        reason = "the database is read-only"
+    elif "unable to open" in text:
+        reason = "unable to open the database file"
+    else:
+        return None
+    return OutputError(str(path), reason)
 
 
 def _floats(values: Mapping[str, Any]) -> dict[str, float]:
