@@ -27,6 +27,7 @@ field (``parameters.batch``, ``model``, ``constraints[0]``...).
 from __future__ import annotations
 
 import ast
+import copy
 import itertools
 import json
 import math
@@ -162,15 +163,19 @@ class Expression:
             if unknown:
                 raise ConfigError(f"expression {text!r} uses unknown name '{unknown[0]}'",
                                   field=field, allowed=sorted(names))
-        bounded = ast.fix_missing_locations(_Bounded().visit(tree))
-        self._code = compile(bounded, f"<{field}>", "eval")
         # Exponents (and other sub-expressions) of constants only: check them now, at load.
         for node in ast.walk(tree):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and not any(
                     isinstance(n, ast.Name) for n in ast.walk(node.right)):
                 right = ast.fix_missing_locations(_Bounded().visit(
-                    ast.Expression(body=node.right)))
-                self._evaluate(compile(right, f"<{field}>", "eval"), {})
+                    ast.Expression(body=copy.deepcopy(node.right))))
+                exponent = self._evaluate(compile(right, f"<{field}>", "eval"), {})
+                if isinstance(exponent, (int, float)) and abs(exponent) > MAX_EXPONENT:
+                    raise ConfigError(f"expression {text!r} has an exponent of {exponent!r} "
+                                      f"(at most {MAX_EXPONENT})", field=field)
+        # The transformer rewrites the tree in place: after the checks above.
+        bounded = ast.fix_missing_locations(_Bounded().visit(tree))
+        self._code = compile(bounded, f"<{field}>", "eval")
 
     def _evaluate(self, code: Any, values: Mapping[str, Any]) -> Any:
         scope = {"True": True, "False": False, "None": None, **values, **_HELPERS}
