@@ -151,16 +151,18 @@ class ArrayType:
 class _ArrayFactory:
     def __getitem__(self, item: Any) -> ArrayType:
         if not isinstance(item, tuple) or len(item) < 2:
-            raise TypeError("write Array[T, n] or Array[T, n, m] (or Array[T, (n, m)])")
+            raise _at_caller("write Array[T, n] or Array[T, n, m] (or Array[T, (n, m)])")
         given, *dims = item
         if len(dims) == 1 and isinstance(dims[0], tuple):
             dims = list(dims[0])
         elem = as_element_type(given)
         if not is_element_type(elem):
-            raise TypeError(f"Array element type must be a hardware type or number format, "
-                            f"not {elem!r}")
-        if not 1 <= len(dims) <= 3 or not all(isinstance(d, int) and d >= 1 for d in dims):
-            raise TypeError(f"Array shape must be 1 to 3 positive ints, not {tuple(dims)!r}")
+            raise _at_caller(f"Array element type must be {ELEMENT_TYPES_TEXT}, "
+                             f"not {getattr(elem, '__name__', None) or repr(elem)}")
+        if not 1 <= len(dims) <= 3 or not all(
+                isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in dims):
+            raise _at_caller(f"Array shape must be 1 to 3 integer sizes >= 1, "
+                             f"not {tuple(dims)!r}")
         return ArrayType(elem=elem, shape=tuple(dims))
 
     def __repr__(self) -> str:
@@ -169,6 +171,21 @@ class _ArrayFactory:
 
 #: ``Array[T, shape]`` annotations.
 Array = _ArrayFactory()
+
+#: What an ``Array``'s element type may be, for error messages.
+ELEMENT_TYPES_TEXT = ("a hardware type (Int(w), UInt(w), Fixed(w, f), Bool; w in 1..64) or a "
+                      "number format of archsim.dsl.formats")
+
+
+def _at_caller(message: str) -> DSLError:
+    """A :class:`DSLError` at the line that wrote the bad ``Array[...]`` (the caller of
+    ``__getitem__``), so a kernel file points at its own annotation."""
+    frame = sys._getframe(2)  # 0: here, 1: __getitem__, 2: the annotation's line
+    positions = list(frame.f_code.co_positions())
+    index = frame.f_lasti // 2  # one (line, end, col, end_col) per 2-byte code unit
+    col = positions[index][2] if index < len(positions) else None
+    return DSLError(message, filename=frame.f_code.co_filename, lineno=frame.f_lineno,
+                    col=col + 1 if isinstance(col, int) else None)
 
 
 def pipeline(iterable: Iterable[int], *, ii: int = 1) -> Iterable[int]:

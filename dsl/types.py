@@ -63,6 +63,7 @@ __all__ = [
     "Bool",
     "OVERFLOWS",
     "ROUNDINGS",
+    "USER_WIDTHS",
     "const_type",
     "binop_type",
     "div_types",
@@ -225,14 +226,27 @@ class HWType:
         return f"{name}({self.width}{extra})"
 
 
+#: The widths a user may give ``Int``, ``UInt`` and ``Fixed``: the golden view holds values
+#: in numpy int64 arrays. (Types the compiler derives, e.g. a product's, may be wider.)
+USER_WIDTHS = range(1, 65)
+
+
+def _user_width(width: object, what: str) -> int:
+    if not isinstance(width, int) or isinstance(width, bool) or width not in USER_WIDTHS:
+        raise ValueError(f"{what} width must be an integer in {USER_WIDTHS.start}.."
+                         f"{USER_WIDTHS.stop - 1} (the golden view computes in 64-bit "
+                         f"integers), not {width!r}")
+    return width
+
+
 def Int(width: int, *, overflow: Literal["wrap", "saturate"] = "wrap") -> HWType:  # noqa: N802
-    """A signed two's-complement integer of ``width`` bits."""
-    return HWType(width=width, signed=True, overflow=overflow)
+    """A signed two's-complement integer of ``width`` bits (1..64)."""
+    return HWType(width=_user_width(width, "Int"), signed=True, overflow=overflow)
 
 
 def UInt(width: int, *, overflow: Literal["wrap", "saturate"] = "wrap") -> HWType:  # noqa: N802
-    """An unsigned integer of ``width`` bits."""
-    return HWType(width=width, signed=False, overflow=overflow)
+    """An unsigned integer of ``width`` bits (1..64)."""
+    return HWType(width=_user_width(width, "UInt"), signed=False, overflow=overflow)
 
 
 def Fixed(  # noqa: N802
@@ -248,6 +262,7 @@ def Fixed(  # noqa: N802
     ``rounding`` applies when a value with more fraction bits is stored ("trunc": floor,
     "round": half up); ``overflow`` when it does not fit ("wrap" or "saturate").
     """
+    _user_width(width, "Fixed")
     if not isinstance(frac, int) or frac < 0 or (isinstance(width, int) and frac > width):
         raise ValueError(f"frac must be an integer in [0, width], not {frac!r}")
     return HWType(width=width, signed=signed, frac=frac, overflow=overflow, rounding=rounding)
@@ -260,8 +275,8 @@ Bool = UInt(1)
 def const_type(value: int) -> HWType:
     """The narrowest integer type holding the Python int ``value``."""
     if value >= 0:
-        return UInt(max(1, value.bit_length()))
-    return Int((-value - 1).bit_length() + 1)
+        return HWType(width=max(1, value.bit_length()), signed=False)
+    return HWType(width=(-value - 1).bit_length() + 1, signed=True)
 
 
 def _as_signed(t: HWType) -> HWType:

@@ -90,8 +90,13 @@ def test_const_type_and_shifts_and_minmax():
 
 
 def test_bad_type_arguments():
-    with pytest.raises(ValueError, match="width must be a positive integer"):
+    with pytest.raises(ValueError, match=r"^Int width must be an integer in 1\.\.64 .*not 0$"):
         Int(0)
+    with pytest.raises(ValueError, match=r"^UInt width must be an integer in 1\.\.64 .*not 65$"):
+        UInt(65)
+    with pytest.raises(ValueError, match=r"^Fixed width must be .* not 8\.0$"):
+        Fixed(8.0, 2)  # type: ignore[arg-type]
+    assert Int(64).max_raw == 2**63 - 1  # the widest a user may write
     with pytest.raises(ValueError, match="overflow must be one of"):
         Int(8, overflow="clip")
     with pytest.raises(ValueError, match=r"frac must be an integer in \[0, width\]"):

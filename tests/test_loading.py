@@ -11,8 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from archsim.errors import ConfigError
-from archsim.loading import entry_point_names, load_entry_point, load_object
+from archsim.errors import ConfigError, DSLError
+from archsim.loading import (
+    entry_point_names,
+    import_file,
+    load_entry_point,
+    load_object,
+    read_text_file,
+)
 
 GROUP = "archsim.test-loading"
 
@@ -54,12 +60,59 @@ def test_missing_module_and_attribute_name_the_field():
     assert info.value.__cause__ is None  # raised `from None`: one clear message
 
 
-def test_error_inside_the_imported_module_propagates(tmp_path, monkeypatch):
-    # A module that exists but is broken is a bug in that module, not a bad name.
-    (tmp_path / "broken_mod_for_loading.py").write_text("raise RuntimeError('boom')\n")
+def test_error_inside_the_imported_module_is_a_dsl_error_at_its_line(tmp_path, monkeypatch):
+    # A module that exists but is broken is a bug in that module, not a bad name: a DSLError
+    # at the line of the module that raised, with the exception's type and message.
+    (tmp_path / "broken_mod_for_loading.py").write_text("x = 1\nraise RuntimeError('boom')\n")
+    (tmp_path / "imports_missing_for_loading.py").write_text("import no_such_mod_xyz\n")
+    (tmp_path / "bad_attr_for_loading.py").write_text("import json\ny = json.nope\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(RuntimeError, match="boom"):
+    with pytest.raises(DSLError) as info:
         load_object("broken_mod_for_loading:x", field="f")
+    assert info.value.filename == str(tmp_path / "broken_mod_for_loading.py")
+    assert (info.value.lineno, info.value.col) == (2, 1)
+    assert str(info.value).endswith(": cannot load object 'broken_mod_for_loading:x': "
+                                    "RuntimeError: boom")
+    # ImportError / AttributeError raised by the module's own code are not "no such module".
+    with pytest.raises(DSLError, match=r"imports_missing_for_loading\.py:1:1: .*"
+                                       r"ModuleNotFoundError: No module named 'no_such_mod_xyz'"):
+        load_object("imports_missing_for_loading:x", field="f")
+    with pytest.raises(DSLError, match=r"bad_attr_for_loading\.py:2:5: .*AttributeError: "
+                                       r"module 'json' has no attribute 'nope'"):
+        load_object("bad_attr_for_loading:y", field="f")
+    for name in ("broken_mod_for_loading", "imports_missing_for_loading",
+                 "bad_attr_for_loading"):
+        sys.modules.pop(name, None)
+
+
+def test_import_file_reports_syntax_errors_and_directories(tmp_path):
+    (tmp_path / "syn.py").write_text("def f(:\n    pass\n")
+    with pytest.raises(DSLError) as info:
+        import_file(tmp_path / "syn.py", field="kernel", what="kernel")
+    assert (info.value.filename, info.value.lineno, info.value.col) == (
+        str(tmp_path / "syn.py"), 1, 7)
+    assert "SyntaxError: invalid syntax" in str(info.value)
+    (tmp_path / "pkg.py").mkdir()
+    with pytest.raises(ConfigError, match="is a directory, not a Python file"):
+        import_file(tmp_path / "pkg.py", field="kernel")
+    with pytest.raises(ConfigError, match="no such file"):
+        import_file(tmp_path / "none.py", field="kernel")
+
+
+def test_read_text_file_names_the_file_and_the_byte(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_bytes(b"name = 1\n# \xff\n")
+    with pytest.raises(ConfigError) as info:
+        read_text_file(path, what="SoC description")
+    # b"name = 1\n# " is 11 bytes, so the bad byte is at offset 11 (counted by hand).
+    assert str(info.value).startswith(f"{path}: cannot read SoC description: not UTF-8 text "
+                                      "(byte 0xff at offset 11")
+    with pytest.raises(ConfigError, match="is a directory"):
+        read_text_file(tmp_path, what="spec")
+    with pytest.raises(ConfigError, match="no such file"):
+        read_text_file(tmp_path / "nope.toml", what="spec")
+    path.write_text("ok = 'é'\n", encoding="utf-8")
+    assert read_text_file(path, what="spec") == "ok = 'é'\n"
 
 
 @pytest.fixture

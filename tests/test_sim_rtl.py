@@ -107,9 +107,14 @@ def test_pysim_counter_signed_adder_accumulator():
 def test_pysim_extremes_and_twos_complement_inputs():
     result = simulate(SignedAdder(), {"a": [-128, 127, -128, 0], "b": [-128, 127, 127, -1]})
     assert result.outputs["sum"].tolist() == [-256, 254, -1, -1]
-    # A negative value on an unsigned port is written as two's complement.
-    result = simulate(Nested(), {"inp__data": [-1, -8, 7], "inp__valid": [1, 1, 0]})
-    assert result.outputs["out__data"].tolist() == [0, 0, 9]
+    # An unsigned port takes 0..2**width - 1 only: a negative value is rejected, naming the
+    # range (a 1-bit unsigned port is 0..1; 4-bit unsigned 0..15).
+    with pytest.raises(SimulationError, match=r"input value -1 at cycle 0 does not fit port "
+                                              r"'inp__valid' \(unsigned, 1 bits: 0\.\.1\)"):
+        simulate(Nested(), {"inp__data": [1, 8, 7], "inp__valid": [-1, 1, 0]})
+    with pytest.raises(SimulationError, match=r"input value -8 at cycle 1 does not fit port "
+                                              r"'inp__data' \(unsigned, 4 bits: 0\.\.15\)"):
+        simulate(Nested(), {"inp__data": [1, -8, 7], "inp__valid": [1, 1, 0]})
 
 
 def test_pysim_reset_and_initial_values():
@@ -190,7 +195,7 @@ def test_error_value_out_of_range():
         simulate(SignedAdder(), {"a": [0, 1, 128], "b": [0, 0, 0]})
     assert (info.value.signal, info.value.cycle) == ("a", 2)
     with pytest.raises(SimulationError, match=r"input value 2 at cycle 0 does not fit port 'en' "
-                                              r"\(unsigned, 1 bits: -1..1\)"):
+                                              r"\(unsigned, 1 bits: 0..1\)"):
         simulate(Counter(), {"en": [2]})
     with pytest.raises(SimulationError, match=r"input value -129 at cycle 1"):
         simulate(SignedAdder(), {"a": [0, -129], "b": [0, 0]})

@@ -135,7 +135,10 @@ def test_each_kind_is_its_own_model(tmp_path):
     text = ('[[accelerators]]\nkind = "systolic"\n[[accelerators]]\nkind = "smv"\n'
             '[[accelerators]]\nkind = "model"\ncycles_model = "a:b"\n'
             '[[accelerators]]\nkind = "dsl"\nkernel = "a:b"\n')
-    cfg = load_soc_config(_write(tmp_path, text))
+    # Structure only: load_soc_config also loads what the entries name ("a:b" does not exist).
+    import tomllib
+
+    cfg = SoCConfig.from_dict(tomllib.loads(text))
     assert [type(a) for a in cfg.accelerators] == [
         SystolicAcceleratorConfig, SMVAcceleratorConfig, ModelAcceleratorConfig,
         DSLAcceleratorConfig]

@@ -193,21 +193,21 @@ def test_dsl_and_area_config_errors(acc, field, message):
 
 
 @pytest.mark.parametrize(("acc", "field", "message"), [
-    ({**SMALL, "kernel": "archsim.dsl.library:nope"}, "accelerators.kernel",
+    ({**SMALL, "kernel": "archsim.dsl.library:nope"}, "accelerators[0].kernel",
      "cannot load DSL kernel"),
-    ({**SMALL, "tile": None}, "accelerators.tile", "give tile"),
-    ({**SMALL, "kernel": "archsim.dsl.library:gemm_tile"}, "accelerators.tile",
+    ({**SMALL, "tile": None}, "accelerators[0].tile", "give tile"),
+    ({**SMALL, "kernel": "archsim.dsl.library:gemm_tile"}, "accelerators[0].tile",
      "differs from kernel 'gemm_tile''s static tile"),
     ({**SMALL, "kernel": "archsim.dsl.library:vector_add", "tile": None},
-     "accelerators.kernel", "GEMM-tile kernel takes four arrays"),
+     "accelerators[0].kernel", "GEMM-tile kernel takes four arrays"),
     ({**SMALL, "kernel": "archsim.dsl.library:GEMM_TILE_SHAPE", "tile": None},
-     "accelerators.kernel", "neither a DSL kernel nor a kernel factory"),
+     "accelerators[0].kernel", "neither a DSL kernel nor a kernel factory"),
 ])
 def test_dsl_kernel_load_errors(acc, field, message):
     cfg = SoCConfig.from_dict({"accelerators": [acc]})
     with pytest.raises(ConfigError, match=message) as exc:
         simulate(cfg, _fc(4, 4, 4))
-    assert exc.value.field == field
+    assert exc.value.field == field  # the entry's index in the accelerator table
 
 
 def test_systolic_area_from_synthesis():

@@ -17,8 +17,6 @@ Engines report progress through a :data:`~archsim.loading.ProgressCallback` and 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
@@ -26,20 +24,9 @@ from pathlib import Path
 from types import ModuleType
 
 from ...errors import ConfigError
-from ...loading import ProgressCallback, load_object
+from ...loading import ProgressCallback, import_file, load_object
 
 __all__ = ["choices", "choice_parser", "progress_bar", "import_target"]
-
-
-def _import_file(path: Path) -> ModuleType:
-    """Import a Python file as a module of its own."""
-    mod_name = f"_archsim_user_{abs(hash(str(path.resolve())))}"
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def import_target(target: str, *, field: str, what: str) -> tuple[ModuleType, str]:
@@ -47,17 +34,16 @@ def import_target(target: str, *, field: str, what: str) -> tuple[ModuleType, st
     upper-cased) and import the file or module.
 
     Returns the module and ``NAME``; a ConfigError (naming ``field``) if the form is wrong,
-    the file does not exist or the module cannot be imported.
+    the file does not exist (or is a directory) or the module cannot be found; a
+    :class:`~archsim.errors.DSLError` at the user's ``file:line:col`` if it fails while it is
+    imported.
     """
     source, sep, name = target.rpartition(":")
     if not sep or not source or not name:
         raise ConfigError(f"{what} {target!r} is not of the form FILE.py:{what.upper()}",
                           field=field)
     if source.endswith(".py"):
-        path = Path(source)
-        if not path.is_file():
-            raise ConfigError(f"no such file: {source}", field=field)
-        return _import_file(path), name
+        return import_file(Path(source), field=field, what=what), name
     loaded = load_object(source, field=field, what="module")
     if not isinstance(loaded, ModuleType):
         raise ConfigError(f"{source!r} is not a module", field=field)

@@ -108,11 +108,16 @@ def _load_vectors(path: Path) -> dict[str, Any]:
 
     import numpy as np
 
+    from ...loading import read_text_file
+
+    if path.is_dir():
+        raise ConfigError("input vectors: is a directory", file=str(path))
     if not path.is_file():
         raise ConfigError("input vectors file not found", file=str(path))
     if path.suffix == ".json":
+        text = read_text_file(path, what="input vectors")  # not UTF-8: names the byte
         try:
-            data = json.loads(path.read_text())
+            data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ConfigError(f"not valid JSON: {exc}", file=str(path)) from None
         if not isinstance(data, dict):

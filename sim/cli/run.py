@@ -8,10 +8,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ...compilers.graph import WORKLOADS
+from ...fields import MAX_UNITS
 from ..soc.config import HOST_MEMORY_POLICIES
 from .common import choice_parser, choices, progress_bar
 
-__all__ = ["register"]
+__all__ = ["register", "MAX_BATCH"]
+
+#: The largest ``--batch``: 2**24 inputs of one inference already hold terabytes of
+#: activations for the smallest CNN; a larger number is a typo that would run without bound.
+MAX_BATCH = 2**24
 
 
 if TYPE_CHECKING:  # members of these StrEnums are str (see .common)
@@ -34,18 +39,21 @@ def register(app: typer.Typer) -> None:
             parser=choice_parser(Workload, option="--workload", what="workload"),
         )] = "resnet50",
         batch: Annotated[int | None, typer.Option(
-            "--batch", "-b", help="Batch size (workload default if omitted).")] = None,
+            "--batch", "-b", min=1, max=MAX_BATCH,
+            help="Batch size (workload default if omitted; at most 2**24).")] = None,
         out: Annotated[Path | None, typer.Option(
             "--out", "-o", help="Output folder (default archsim-out/run-<workload>).")] = None,
         accelerators: Annotated[int | None, typer.Option(
-            "--accelerators", "-a", help="Override every accelerator's count.")] = None,
+            "--accelerators", "-a", min=1, max=MAX_UNITS,
+            help="Override every accelerator's count (at most 2**20).")] = None,
         policy: Annotated[HostMemoryPolicy | None, typer.Option(
             "--policy", help="Override the host-memory policy of every tensor class.",
             parser=choice_parser(HostMemoryPolicy, option="--policy",
                                  what="host-memory policy"),
         )] = None,
         threads: Annotated[int | None, typer.Option(
-            "--threads", help="Override the data-preparation threads.")] = None,
+            "--threads", min=1, max=MAX_UNITS,
+            help="Override the data-preparation threads (at most 2**20).")] = None,
         location: Annotated[str, typer.Option(
             "--location", help="Grid location (or energy source) of the operational carbon "
                                "intensity.")] = "world",

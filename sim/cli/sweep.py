@@ -130,15 +130,17 @@ def register(app: typer.Typer) -> None:
         if dry_run:
             from ..sweep import ResultStore
 
-            points = loaded.points()
+            # Only the keys are kept: the design is walked lazily (its size was bounded
+            # arithmetically when the spec was loaded).
+            keys = {p.key for p in loaded.iter_points()}
             stored: dict[str, str] = {}
             if db_path.is_file():
                 with ResultStore(db_path, create=False) as store:
-                    stored = store.statuses(p.key for p in points)
+                    stored = store.statuses(keys)
             done = sum(1 for s in stored.values() if s == "done")
-            Console().print(f"{loaded.name}: model '{loaded.model}', {len(points)} points "
+            Console().print(f"{loaded.name}: model '{loaded.model}', {len(keys)} points "
                             f"({loaded.method}), {done} already done in {db_path}, "
-                            f"{len(points) - done} to run")
+                            f"{len(keys) - done} to run")
             return
         progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),

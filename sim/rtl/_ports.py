@@ -109,8 +109,12 @@ def _to_pattern(value: Any, port: Port, cycle: int, what: str) -> int:
         raise SimulationError(f"{what} value {value!r} for port '{port.name}' is not an int",
                               signal=port.name, cycle=cycle)
     value = int(value)
-    low = -(1 << (port.width - 1)) if port.width else 0
-    high = (1 << (port.width - 1)) - 1 if port.signed else (1 << port.width) - 1
+    # Two's complement for a signed port, 0..2**width - 1 for an unsigned one (a 1-bit
+    # unsigned port takes 0..1, not -1).
+    if port.signed and port.width:
+        low, high = -(1 << (port.width - 1)), (1 << (port.width - 1)) - 1
+    else:
+        low, high = 0, (1 << port.width) - 1
     if not low <= value <= high:
         kind = "signed" if port.signed else "unsigned"
         raise SimulationError(

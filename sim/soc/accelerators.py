@@ -37,11 +37,13 @@ math) at ``vector_lanes`` operations per cycle.
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ...errors import ConfigError
+from ...errors import ArchsimError, ConfigError, DSLError
 from ...hw.models import (
     CallableModel,
     CPUModel,
@@ -52,7 +54,7 @@ from ...hw.models import (
     SystolicModel,
     TileModel,
 )
-from ...loading import load_object
+from ...loading import import_failure, load_object
 from .config import (
     AcceleratorConfig,
     CPUConfig,
@@ -72,8 +74,8 @@ if TYPE_CHECKING:  # the compiler is loaded lazily, when a dsl accelerator needs
 
 __all__ = ["AcceleratorModel", "SystolicModel", "SMVModel", "CallableModel", "DSLModel",
            "DesignTile", "AcceleratorTile", "load_accelerator_tile", "load_described",
-           "make_accelerator_model",
-           "make_cpu_model", "load_design", "gemm_tile_shape"]
+           "make_accelerator_model", "accelerator_error", "check_accelerators",
+           "CYCLES_SIGNATURE", "make_cpu_model", "load_design", "gemm_tile_shape"]
 
 #: Every accelerator model the SoC builds (the common base of the hw models).
 AcceleratorModel = TileModel
@@ -150,7 +152,12 @@ def _load_design(target: str, tile: tuple[int, int, int] | None, clock_ns: float
         if tile is None:
             raise ConfigError(f"'{target}' is a kernel factory: give tile = [m, k, n]",
                               field="accelerators.tile")
-        obj = obj(m=tile[0], k=tile[1], n=tile[2])
+        try:
+            obj = obj(m=tile[0], k=tile[1], n=tile[2])
+        except DSLError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the user's factory failed
+            raise import_failure(exc, what="kernel factory", target=target) from None
     shape = gemm_tile_shape(obj)
     kern: Kernel = obj
     if tile is not None and tuple(tile) != shape:
@@ -179,13 +186,77 @@ def load_design(config: AcceleratorConfig) -> Design:
                         tuple(sorted(config.resources.items())))
 
 
+#: The signature a ``cycles_model`` function must accept, for messages.
+CYCLES_SIGNATURE = "function(*, m, k, n) -> int"
+
+
 @lru_cache(maxsize=64)
 def _load_callable(target: str) -> GemmCycles:
     fn = load_object(target, field="accelerators.cycles_model", what="cycles model")
     if not callable(fn):
-        raise ConfigError(f"cycles model '{target}' is not callable",
-                          field="accelerators.cycles_model")
+        raise ConfigError(f"cycles model '{target}' is not callable; expected "
+                          f"{CYCLES_SIGNATURE}", field="accelerators.cycles_model")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: trust it
+        return fn
+    try:  # the engine calls it as fn(m=..., k=..., n=...)
+        signature.bind(m=1, k=1, n=1)
+    except TypeError as exc:
+        raise ConfigError(f"cycles model '{target}' has the signature {signature}, which "
+                          f"cannot be called as {CYCLES_SIGNATURE} ({exc})",
+                          field="accelerators.cycles_model") from None
     return fn
+
+
+def accelerator_error(exc: ArchsimError, index: int, config: AcceleratorConfig,
+                      file: str | None) -> ArchsimError:
+    """``exc`` (raised while building or tiling accelerator ``index``) re-raised naming the
+    accelerator table entry ``accelerators[index]`` with its name, and the description's file.
+
+    A :class:`ConfigError`'s field ``accelerators.kernel`` becomes
+    ``accelerators[2].kernel``; a :class:`DSLError` (the user's kernel or cycles-model file
+    failed) keeps its own ``file:line:col`` and says which entry of which file loaded it.
+    """
+    entry = f"accelerators[{index}]"
+    if isinstance(exc, DSLError):
+        where = f" of {file}" if file else ""
+        return DSLError(f"{exc.reason} (loading {entry} '{config.label}'{where})",
+                        filename=exc.filename, lineno=exc.lineno, col=exc.col, hint=exc.hint)
+    if isinstance(exc, ConfigError):
+        field = exc.field or entry
+        if field.startswith("accelerators."):
+            field = entry + field.removeprefix("accelerators")
+        elif not field.startswith("accelerators["):
+            field = f"{entry}.{field}"
+        reason = exc.reason
+        if f"'{config.label}'" not in reason:
+            reason = f"accelerator '{config.label}': {reason}"
+        return ConfigError(reason, file=exc.file or file, field=field, allowed=exc.allowed)
+    return exc
+
+
+def check_accelerators(configs: Sequence[AcceleratorConfig], *, file: str | None) -> None:
+    """Load what each accelerator entry names -- a ``model``'s cycles function (its signature
+    checked), a ``dsl`` kernel (compiled once per process), an ``accelerator`` description and
+    its tile program -- so that a wrong name, a file that fails to import or a function of
+    the wrong signature is reported when the description is loaded, naming the entry.
+
+    Raises
+    ------
+    ConfigError, DSLError
+        Via :func:`accelerator_error`.
+    """
+    for index, config in enumerate(configs):
+        try:
+            if isinstance(config, ModelAcceleratorConfig):
+                _load_callable(config.cycles_model)
+            elif isinstance(config, DSLAcceleratorConfig):
+                load_design(config)
+            elif isinstance(config, DescribedAcceleratorConfig):
+                load_accelerator_tile(config)
+        except (ConfigError, DSLError) as exc:
+            raise accelerator_error(exc, index, config, file) from None
 
 
 @dataclass(frozen=True, eq=False)

@@ -22,6 +22,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     TypeAdapter,
     ValidationError,
     field_validator,
@@ -29,9 +30,18 @@ from pydantic import (
 )
 
 from ...errors import ConfigError
+from ...fields import (
+    BandwidthBytesPerS,
+    CapacityBytes,
+    ElementBytes,
+    FrequencyHz,
+    UnitCount,
+    plausible,
+)
 from ...hw.models.area import DEFAULT_SRAM_UM2_PER_BIT
 from ...hw.models.energy import HOROWITZ_45NM
 from ...hw.models.memtech import MemoryModel, memory_technology
+from ...loading import read_text_file
 
 __all__ = [
     "ACCELERATOR_KINDS", "AREA_SOURCES", "HOST_MEMORY_POLICIES", "SocHeader", "CPUConfig",
@@ -56,8 +66,16 @@ _MEMTECH_REFRESH_PERCENTILE: float = inspect.signature(MemoryModel).parameters[
     "refresh_percentile"].default
 
 
+# Plausible ranges of the quantities fields.py has no shared type for (a cycle count, a
+# clock period, a scratchpad's elements).
+_Cycles = Annotated[int, plausible(0, 2**32, integer=True, reason="at most 2**32 cycles")]
+_ClockNs = Annotated[float, plausible(0.01, 1e9, reason="10 ps to 1 s: 100 GHz to 1 Hz")]
+_Elements = Annotated[int, plausible(1, 2**40, integer=True, reason="at most 2**40 elements")]
+
+
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # allow_inf_nan=False: an infinite or NaN number is never a valid setting.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class SocHeader(_Model):
@@ -80,12 +98,12 @@ class CPUConfig(_Model):
     ``data_prep_bytes_per_s_per_thread`` on each of ``data_prep_threads`` threads.
     """
 
-    cores: int = Field(8, ge=1)
-    frequency_hz: float = Field(2.5e9, gt=0)
+    cores: UnitCount = Field(8, ge=1)
+    frequency_hz: FrequencyHz = Field(2.5e9, gt=0)
     framework_overhead_s_per_op: float = Field(50e-6, ge=0)
     framework_overhead_s_per_tile: float = Field(2e-6, ge=0)
-    data_prep_bytes_per_s_per_thread: float = Field(1e9, gt=0)
-    data_prep_threads: int = Field(1, ge=1)
+    data_prep_bytes_per_s_per_thread: BandwidthBytesPerS = Field(1e9, gt=0)
+    data_prep_threads: UnitCount = Field(1, ge=1)
     active_power_w: float = Field(1.0, ge=0)
     area_mm2: float = Field(2.0, ge=0)
 
@@ -110,10 +128,10 @@ class ScratchpadConfig(_Model):
     it computes (:mod:`archsim.sim.soc.engine`).
     """
 
-    input_elements: int = Field(32768, ge=1)
-    weight_elements: int = Field(32768, ge=1)
-    output_elements: int = Field(32768, ge=1)
-    element_bytes: int = Field(2, ge=1)
+    input_elements: _Elements = Field(32768, ge=1)
+    weight_elements: _Elements = Field(32768, ge=1)
+    output_elements: _Elements = Field(32768, ge=1)
+    element_bytes: ElementBytes = Field(2, ge=1)
     area_um2_per_bit: float = Field(DEFAULT_SRAM_UM2_PER_BIT, ge=0)
     double_buffered: bool = False
 
@@ -163,9 +181,9 @@ class AcceleratorConfig(_Model):
 
     kind: str
     name: str = ""
-    count: int = Field(1, ge=1)
-    vector_lanes: int = Field(8, ge=1)
-    pipeline_cycles: int = Field(0, ge=0)
+    count: UnitCount = Field(1, ge=1)
+    vector_lanes: UnitCount = Field(8, ge=1)
+    pipeline_cycles: _Cycles = Field(0, ge=0)
     scratchpads: ScratchpadConfig = ScratchpadConfig()
     area_mm2: float | None = Field(None, ge=0)
     area_from: Literal["config", "model", "synthesis"] | None = None
@@ -217,9 +235,9 @@ class SystolicAcceleratorConfig(AcceleratorConfig):
     """``kind = "systolic"``: an R x C systolic array (:class:`AcceleratorConfig`)."""
 
     kind: Literal["systolic"] = "systolic"
-    frequency_hz: float = Field(1e9, gt=0)
-    rows: int = Field(16, ge=1)
-    cols: int = Field(16, ge=1)
+    frequency_hz: FrequencyHz = Field(1e9, gt=0)
+    rows: UnitCount = Field(16, ge=1)
+    cols: UnitCount = Field(16, ge=1)
     dataflow: Literal["os", "ws"] = "os"
 
     _area_sources: ClassVar[tuple[str, ...]] = ("config", "synthesis")
@@ -233,9 +251,9 @@ class SMVAcceleratorConfig(AcceleratorConfig):
     """``kind = "smv"``: SMAUG's SMV engine (:class:`AcceleratorConfig`)."""
 
     kind: Literal["smv"] = "smv"
-    frequency_hz: float = Field(1e9, gt=0)
-    pes: int = Field(8, ge=1)
-    macs_per_pe: int = Field(32, ge=1)
+    frequency_hz: FrequencyHz = Field(1e9, gt=0)
+    pes: UnitCount = Field(8, ge=1)
+    macs_per_pe: UnitCount = Field(32, ge=1)
 
     @property
     def macs_per_cycle(self) -> int | None:
@@ -246,7 +264,7 @@ class ModelAcceleratorConfig(AcceleratorConfig):
     """``kind = "model"``: a design's own cycles model (:class:`AcceleratorConfig`)."""
 
     kind: Literal["model"] = "model"
-    frequency_hz: float = Field(1e9, gt=0)
+    frequency_hz: FrequencyHz = Field(1e9, gt=0)
     cycles_model: str
 
     @field_validator("cycles_model")
@@ -265,7 +283,7 @@ class DSLAcceleratorConfig(AcceleratorConfig):
     kind: Literal["dsl"] = "dsl"
     kernel: str
     tile: tuple[int, int, int] | None = None
-    clock_ns: float = Field(2.0, gt=0)
+    clock_ns: _ClockNs = Field(2.0, gt=0)
     resources: dict[str, int] = Field(default_factory=dict)
 
     _area_sources: ClassVar[tuple[str, ...]] = ("config", "model", "synthesis")
@@ -398,10 +416,10 @@ def parse_accelerator(data: Mapping[str, object] | str, *,
 class DRAMConfig(_Model):
     """Main memory: one bandwidth shared by every DMA transfer, a latency per transfer."""
 
-    bandwidth_bytes_per_s: float = Field(25.6e9, gt=0)
+    bandwidth_bytes_per_s: BandwidthBytesPerS = Field(25.6e9, gt=0)
     latency_s: float = Field(100e-9, ge=0)
     energy_pj_per_bit: float = Field(HOROWITZ_45NM.dram_pj_per_bit, ge=0)  # 1.3 nJ / 64 bit
-    capacity_bytes: int = Field(4 << 30, ge=1)
+    capacity_bytes: CapacityBytes = Field(4 << 30, ge=1)
 
 
 class LLCConfig(_Model):
@@ -423,11 +441,11 @@ class LLCConfig(_Model):
     the LLC's.
     """
 
-    size_bytes: int = Field(2 << 20, ge=1)
+    size_bytes: CapacityBytes = Field(2 << 20, ge=1)
     acp_hits: Literal["always", "footprint"] = "always"
-    acp_bandwidth_bytes_per_s: float = Field(25.6e9, gt=0)
+    acp_bandwidth_bytes_per_s: BandwidthBytesPerS = Field(25.6e9, gt=0)
     acp_latency_s: float = Field(20e-9, ge=0)
-    flush_bytes_per_s: float = Field(8e9, gt=0)
+    flush_bytes_per_s: BandwidthBytesPerS = Field(8e9, gt=0)
     flush_fixed_s: float = Field(1e-6, ge=0)
     energy_pj_per_byte: float = Field(HOROWITZ_45NM.sram_1mb_pj_per_byte, ge=0)
 
@@ -488,13 +506,13 @@ class GlobalBufferConfig(_Model):
     temperature) and ``refresh_percentile`` (default memtech's) set the refresh period.
     """
 
-    capacity_bytes: int = Field(gt=0)
+    capacity_bytes: CapacityBytes = Field(gt=0)
     technology: Literal["sram", "edram"]
-    bandwidth_bytes_per_s: float = Field(gt=0)
+    bandwidth_bytes_per_s: BandwidthBytesPerS = Field(gt=0)
     latency_s: float | None = Field(None, ge=0)
     temperature_c: float = Field(25.0, gt=-273.15)
     refresh_percentile: float = Field(_MEMTECH_REFRESH_PERCENTILE, gt=0, lt=1)
-    banks: int = Field(1, ge=1)
+    banks: UnitCount = Field(1, ge=1)
     word_bits: int = Field(64, ge=1)  # assumed: a 64-bit word per bank
     rows_per_refresh: int = Field(1, ge=1)
 
@@ -558,6 +576,12 @@ class SoCConfig(_Model):
     host_memory: HostMemoryConfig = HostMemoryConfig()
     energy: EnergyConfig = EnergyConfig()
     global_buffer: GlobalBufferConfig | None = None
+    _file: str | None = PrivateAttr(default=None)
+
+    @property
+    def file(self) -> str | None:
+        """The TOML file the description was read from, if any (errors name it)."""
+        return self._file
 
     @model_validator(mode="after")
     def _one_scratchpad_shape(self) -> SoCConfig:
@@ -566,15 +590,21 @@ class SoCConfig(_Model):
             if acc.scratchpads != first:
                 raise ValueError("every accelerator of the pool must have the same scratchpads "
                                  "(tiles are dispatched to any of them)")
+        if first.total_bytes > self.dram.capacity_bytes:
+            raise ValueError(f"the scratchpads hold {first.total_bytes} bytes, more than the "
+                             f"DRAM's capacity_bytes ({self.dram.capacity_bytes}): scratchpads "
+                             f"are on-chip buffers of tiles of tensors held in DRAM")
         return self
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object], *, file: str | None = None) -> SoCConfig:
         """Validate a parsed TOML document; errors name ``file``, the field and allowed values."""
         try:
-            return cls.model_validate(data)
+            config = cls.model_validate(data)
         except ValidationError as exc:
             raise _config_error(exc, file) from None
+        config._file = file
+        return config
 
     def with_changes(self, *, accelerators: int | None = None, policy: str | None = None,
                      threads: int | None = None, double_buffered: bool | None = None,
@@ -599,7 +629,7 @@ class SoCConfig(_Model):
             cpu = data.setdefault("cpu", {})
             cpu["data_prep_threads"] = threads
             cpu["cores"] = max(self.cpu.cores, threads)
-        return SoCConfig.from_dict(data)
+        return SoCConfig.from_dict(data, file=self._file)
 
 
 _MODELS_BY_SECTION: dict[str, type[BaseModel]] = {
@@ -689,21 +719,28 @@ def _config_error(exc: ValidationError, file: str | None, *,
 
 
 def load_soc_config(path: str | Path) -> SoCConfig:
-    """Read and validate an SoC description from a TOML file.
+    """Read and validate an SoC description from a TOML file, and load what its accelerators
+    name (cycles models, DSL kernels, accelerator descriptions).
 
     Raises
     ------
     ConfigError
-        The file cannot be read, is not TOML, or does not validate (names file and field).
+        The file cannot be read (missing, a directory, not UTF-8: with the byte's offset), is
+        not TOML, or does not validate, or an accelerator names something that cannot be
+        loaded or a cycles model of the wrong signature (names file and field,
+        ``accelerators[2].cycles_model``).
+    DSLError
+        A kernel or design file an accelerator names fails while it is imported (at the
+        user's ``file:line:col``, naming the accelerator entry and this file).
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read SoC description: {exc.strerror}",
-                          file=str(path)) from None
+    text = read_text_file(path, what="SoC description")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", file=str(path)) from None
-    return SoCConfig.from_dict(data, file=str(path))
+    config = SoCConfig.from_dict(data, file=str(path))
+    from .accelerators import check_accelerators  # it imports this module
+
+    check_accelerators(config.accelerators, file=str(path))
+    return config

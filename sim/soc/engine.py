@@ -71,12 +71,12 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ...compilers.graph import WorkloadGraph
-from ...errors import ConfigError
+from ...errors import ConfigError, DSLError
 from ...hw.models import HardwareModel
 from ...hw.models.accelerators import GEMM_KINDS, VECTOR_KINDS
 from ...loading import ProgressCallback
 from ...operators import Operator
-from .accelerators import make_accelerator_model, make_cpu_model
+from .accelerators import accelerator_error, make_accelerator_model, make_cpu_model
 from .config import SoCConfig
 from .events import EventQueue, Server
 from .results import SocResult, TransferTotals, build_result
@@ -627,8 +627,12 @@ def simulate(config: SoCConfig, graph: WorkloadGraph, *,
     held, roles = _check_resident(config, graph, resident)
     spads = config.accelerators[0].scratchpads
     if models is None:
-        pool: list[HardwareModel] = [make_accelerator_model(a, config.energy)
-                                     for a in config.accelerators]
+        pool: list[HardwareModel] = []
+        for index, acc in enumerate(config.accelerators):
+            try:
+                pool.append(make_accelerator_model(acc, config.energy))
+            except (ConfigError, DSLError) as exc:
+                raise accelerator_error(exc, index, acc, config.file) from None
     else:
         pool = list(models)
         if len(pool) != len(config.accelerators):
@@ -639,7 +643,10 @@ def simulate(config: SoCConfig, graph: WorkloadGraph, *,
     align = (math.lcm(*(a[0] for a in aligns)), math.lcm(*(a[1] for a in aligns)),
              math.lcm(*(a[2] for a in aligns)))
     ops = list(graph)
-    plans = [plan_operator(op, spads, align=align) for op in ops]
+    try:
+        plans = [plan_operator(op, spads, align=align) for op in ops]
+    except ConfigError as exc:  # every entry shares the scratchpads: name the first
+        raise accelerator_error(exc, 0, config.accelerators[0], config.file) from None
     hm = config.host_memory
     policy = {"input": hm.inputs, "weight": hm.weights, "output": hm.outputs}
     routes = [_routes(op, policy, held, roles) for op in ops]

@@ -176,6 +176,18 @@ def _gpu_name(value: str) -> str:
         raise ValueError(f"{exc.reason} (allowed: {', '.join(exc.allowed)})") from None
 
 
+#: Arrival processes of :func:`archsim.sim.serving.generate_requests`.
+ARRIVALS = ("poisson", "bursty")
+#: Activation-recompute policies of :class:`archsim.sim.distributed.Strategy`.
+RECOMPUTE_POLICIES = ("none", "full")
+
+
+def _one_of(value: str, allowed: Sequence[str], what: str) -> str:
+    if value not in allowed:
+        raise ValueError(f"unknown {what} '{value}' (allowed: {', '.join(allowed)})")
+    return value
+
+
 class _ModelOnGPU(BaseModel):
     """Validators shared by the parameter models that name a transformer and a GPU."""
 
@@ -283,6 +295,27 @@ class ServingParams(_ModelOnGPU):
     arrival: str = "poisson"
     max_batch_size: int | None = Field(None, ge=1)
 
+    # Closed sets checked here, so a sweep spec naming an unknown one fails when it is loaded
+    # (SweepSpec checks each value), not in every point.
+    @field_validator("policy")
+    @classmethod
+    def _known_policy(cls, value: str) -> str:
+        from ..serving.policies import POLICY_NAMES
+
+        return _one_of(value, POLICY_NAMES, "KV-cache policy")
+
+    @field_validator("dataset")
+    @classmethod
+    def _known_dataset(cls, value: str) -> str:
+        from ..serving.requests import DATASETS
+
+        return _one_of(value, sorted(DATASETS), "dataset")
+
+    @field_validator("arrival")
+    @classmethod
+    def _known_arrival(cls, value: str) -> str:
+        return _one_of(value, ARRIVALS, "arrival process")
+
 
 
 def serving(params: dict[str, Any], seed: int) -> dict[str, float]:
@@ -332,6 +365,25 @@ class TrainingParams(_ModelOnGPU):
     sequence_parallel: bool = False
     compute_efficiency: float = Field(0.75, gt=0, le=1)
     memory_efficiency: float = Field(0.8, gt=0, le=1)
+
+    @field_validator("network")
+    @classmethod
+    def _known_network(cls, value: str) -> str:
+        from ..distributed.cluster import NETWORKS
+
+        return _one_of(value, sorted(NETWORKS), "network")
+
+    @field_validator("mode")
+    @classmethod
+    def _known_mode(cls, value: str) -> str:
+        from ..distributed.parallelism import MODES
+
+        return _one_of(value, MODES, "mode")
+
+    @field_validator("recompute")
+    @classmethod
+    def _known_recompute(cls, value: str) -> str:
+        return _one_of(value, RECOMPUTE_POLICIES, "recompute policy")
 
 
 

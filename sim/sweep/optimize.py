@@ -319,10 +319,11 @@ def load_optimization(path: str | Path) -> tuple[SweepSpec, OptimizeSettings]:
     from pydantic import ValidationError
 
     file = str(path)
+    from ...loading import read_text_file
+
+    text = read_text_file(path, what="optimization spec")  # missing, a directory, not UTF-8
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError("no such file", file=file) from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", file=file) from None
     table = data.pop("optimize", None)

@@ -27,11 +27,12 @@ field (``parameters.batch``, ``model``, ``constraints[0]``...).
 from __future__ import annotations
 
 import ast
+import copy
 import itertools
 import json
 import math
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -42,11 +43,18 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from ... import __version__
 from ...cache import content_hash
 from ...errors import ConfigError
+from ...loading import read_text_file
 from .models import SweepModel, get_model
 
-__all__ = ["ParameterSpec", "SweepSpec", "SweepPoint", "Expression", "load_spec", "point_key"]
+__all__ = ["ParameterSpec", "SweepSpec", "SweepPoint", "Expression", "load_spec", "point_key",
+           "MAX_POINTS", "MAX_EXPONENT", "MAX_RESULT_BITS", "MAX_SEQUENCE_ITEMS"]
 
 _SAMPLERS = ("grid", "random", "lhs")
+
+#: The most points a sweep may have (grid points before constraints, or samples): each is a
+#: stored row and a task's worth of work, and the whole list of points is held in memory
+#: (about 1 KB each) while the sweep runs. Larger spaces want an optimizer or a split.
+MAX_POINTS = 1_000_000
 
 # Syntax allowed in constraints and filters: arithmetic, comparisons, boolean logic,
 # names and literals -- no calls, attributes or subscripts, so evaluation is safe.
@@ -58,8 +66,71 @@ _ALLOWED_NODES = (
 )
 
 
+#: The largest exponent ``**`` may take in a constraint or filter; larger ones (``batch **
+#: 10 ** 10``) would run for hours or exhaust memory.
+MAX_EXPONENT = 64
+#: The largest integer (in bits) or sequence (in items) an expression may build.
+MAX_RESULT_BITS = 4096
+MAX_SEQUENCE_ITEMS = 1_000_000
+
+
+class _Bounded(ast.NodeTransformer):
+    """Rewrite ``a ** b`` as ``_pow(a, b)`` and ``a * b`` as ``_mul(a, b)`` (after the
+    syntax check, which allows no calls in the user's text), so evaluation is bounded."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:  # noqa: N802 - ast's visitor naming
+        self.generic_visit(node)
+        name = {ast.Pow: "_pow", ast.Mult: "_mul"}.get(type(node.op))
+        if name is None:
+            return node
+        call = ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=[node.left, node.right],
+                        keywords=[])
+        return ast.copy_location(call, node)
+
+
+class _TooCostly(Exception):
+    """An expression step whose cost would be unbounded."""
+
+
+def _check_int(value: Any) -> Any:
+    if isinstance(value, int) and value.bit_length() > MAX_RESULT_BITS:
+        raise _TooCostly(f"an integer of more than {MAX_RESULT_BITS} bits")
+    return value
+
+
+def _pow(base: Any, exponent: Any) -> Any:
+    if isinstance(exponent, (int, float)) and abs(exponent) > MAX_EXPONENT:
+        raise _TooCostly(f"an exponent of {exponent!r} (at most {MAX_EXPONENT})")
+    if isinstance(base, int) and isinstance(exponent, int) and exponent > 0 \
+            and base.bit_length() * exponent > MAX_RESULT_BITS:
+        raise _TooCostly(f"an integer of more than {MAX_RESULT_BITS} bits")
+    try:
+        return _check_int(base ** exponent)
+    except OverflowError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _mul(a: Any, b: Any) -> Any:
+    for seq, times in ((a, b), (b, a)):
+        if isinstance(seq, (str, list, tuple)) and isinstance(times, int) \
+                and len(seq) * times > MAX_SEQUENCE_ITEMS:
+            raise _TooCostly(f"a sequence of more than {MAX_SEQUENCE_ITEMS} items")
+    if isinstance(a, int) and isinstance(b, int) \
+            and a.bit_length() + b.bit_length() > MAX_RESULT_BITS + 1:
+        raise _TooCostly(f"an integer of more than {MAX_RESULT_BITS} bits")
+    return _check_int(a * b)
+
+
+_HELPERS = {"_pow": _pow, "_mul": _mul}
+
+
 class Expression:
     """A boolean expression over named values, e.g. ``"context_len >= new_tokens"``.
+
+    Evaluation is bounded: ``**`` takes exponents of magnitude at most
+    :data:`MAX_EXPONENT`, and no step may build an integer of more than
+    :data:`MAX_RESULT_BITS` bits or a sequence of more than :data:`MAX_SEQUENCE_ITEMS`
+    items; a constant exponent beyond the bound is rejected when the expression is parsed.
 
     Parameters
     ----------
@@ -76,6 +147,8 @@ class Expression:
                  field: str = "expression") -> None:
         self.text = text
         self.field = field
+        if not isinstance(text, str):
+            raise ConfigError(f"an expression must be a string, not {text!r}", field=field)
         try:
             tree = ast.parse(text.strip(), mode="eval")
         except SyntaxError as exc:
@@ -90,18 +163,38 @@ class Expression:
             if unknown:
                 raise ConfigError(f"expression {text!r} uses unknown name '{unknown[0]}'",
                                   field=field, allowed=sorted(names))
-        self._code = compile(tree, f"<{field}>", "eval")
+        # Exponents (and other sub-expressions) of constants only: check them now, at load.
+        for node in ast.walk(tree):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and not any(
+                    isinstance(n, ast.Name) for n in ast.walk(node.right)):
+                right = ast.fix_missing_locations(_Bounded().visit(
+                    ast.Expression(body=copy.deepcopy(node.right))))
+                exponent = self._evaluate(compile(right, f"<{field}>", "eval"), {})
+                if isinstance(exponent, (int, float)) and abs(exponent) > MAX_EXPONENT:
+                    raise ConfigError(f"expression {text!r} has an exponent of {exponent!r} "
+                                      f"(at most {MAX_EXPONENT})", field=field)
+        # The transformer rewrites the tree in place: after the checks above.
+        bounded = ast.fix_missing_locations(_Bounded().visit(tree))
+        self._code = compile(bounded, f"<{field}>", "eval")
 
-    def __call__(self, values: Mapping[str, Any]) -> bool:
-        """Evaluate on ``values``; a missing name or a type error is a :class:`ConfigError`."""
-        scope = {"True": True, "False": False, "None": None, **values}
+    def _evaluate(self, code: Any, values: Mapping[str, Any]) -> Any:
+        scope = {"True": True, "False": False, "None": None, **values, **_HELPERS}
         try:
-            return bool(eval(self._code, {"__builtins__": {}}, scope))  # noqa: S307 - checked AST
+            return eval(code, {"__builtins__": {}}, scope)  # noqa: S307 - checked AST
+        except _TooCostly as exc:
+            raise ConfigError(f"expression {self.text!r} would compute {exc} (evaluation "
+                              f"is bounded: |exponent| <= {MAX_EXPONENT}, integers <= "
+                              f"{MAX_RESULT_BITS} bits)", field=self.field) from None
         except NameError as exc:
             raise ConfigError(f"expression {self.text!r}: {exc}", field=self.field) from None
-        except (TypeError, ZeroDivisionError, ValueError) as exc:
+        except (TypeError, ZeroDivisionError, ValueError, OverflowError) as exc:
             raise ConfigError(f"expression {self.text!r} failed on {dict(values)!r}: {exc}",
                               field=self.field) from None
+
+    def __call__(self, values: Mapping[str, Any]) -> bool:
+        """Evaluate on ``values``; a missing name, a type error or a step beyond the bounds is
+        a :class:`ConfigError`."""
+        return bool(self._evaluate(self._code, values))
 
     def __repr__(self) -> str:
         return f"Expression({self.text!r})"
@@ -158,8 +251,23 @@ class ParameterSpec(BaseModel):
                                   field=field)
             if self.num < 1:
                 raise ConfigError(f"empty range: num must be >= 1, not {self.num}", field=field)
+            if self.num > MAX_POINTS:
+                raise ConfigError(f"num = {self.num} grid points is more than a sweep may have "
+                                  f"({MAX_POINTS})", field=field)
         elif self.num is not None:
             raise ConfigError(f"'num' only applies to grid sampling, not '{method}'", field=field)
+
+    def grid_size(self) -> int:
+        """How many values :meth:`grid` gives, without building more than this one axis
+        (whose ``num`` :meth:`check` has bounded)."""
+        if self.values is not None:
+            return len(self.values)
+        if self.is_integer:
+            low, high = self._range()
+            span = math.floor(high) - math.ceil(low) + 1
+            if self.num is not None and self.num >= span:
+                return span  # rounding to integers gives each integer of the range once
+        return len(self.grid())
 
     def _range(self) -> tuple[float, float]:
         """``(low, high)`` of a range parameter (:meth:`check` has ensured both are set)."""
@@ -229,7 +337,7 @@ class SweepSpec(BaseModel):
     model: str
     seed: int = 0
     method: Literal["grid", "random", "lhs"] = "grid"
-    samples: int | None = Field(None, ge=1)
+    samples: int | None = Field(None, ge=1, le=MAX_POINTS)
     objectives: list[str] = Field(default_factory=list)
     constraints: list[str] = Field(default_factory=list)
     points_per_task: int | None = Field(None, ge=1)
@@ -293,11 +401,53 @@ class SweepSpec(BaseModel):
                               field="samples")
         if self.method != "grid" and self.samples is None:
             raise ConfigError(f"'{self.method}' sampling needs 'samples'", field="samples")
+        count = self.design_size()
+        if count > MAX_POINTS:
+            sizes = " x ".join(str(p.grid_size()) for p in self.parameters.values())
+            what = f"a grid of {sizes} = {count} points" if self.method == "grid" \
+                else f"{count} samples"
+            raise ConfigError(f"{what} is more than a sweep may have ({MAX_POINTS}); split it "
+                              f"or narrow the ranges",
+                              field="parameters" if self.method == "grid" else "samples")
+        self._check_values(model)
         for i, objective in enumerate(self.objectives):
             if objective not in model.objectives:
                 raise ConfigError(f"model '{model.name}' has no objective '{objective}'",
                                   field=f"objectives[{i}]", allowed=model.objectives)
         self._constraints()
+
+    def design_size(self) -> int:
+        """The number of raw design points (before constraints and de-duplication), counted
+        arithmetically: the product of the axes' sizes on a grid, else ``samples``."""
+        if self.method != "grid":
+            return self.samples or 0
+        return math.prod(p.grid_size() for p in self.parameters.values())
+
+    def _check_values(self, model: SweepModel) -> None:
+        """Validate every fixed value, listed value and range end on its own, so a name the
+        model does not know (a policy, a GPU, a workload...) fails when the spec is loaded,
+        naming its axis and the allowed values, before any point runs. Only errors on the
+        parameter itself count here: a combination the model rejects is the points' business.
+        """
+        def errors(params: Mapping[str, Any], name: str, field: str) -> None:
+            try:
+                model.validate_params(params)
+            except ConfigError as exc:
+                if exc.field == name:
+                    raise ConfigError(exc.reason, field=field, allowed=exc.allowed) from None
+
+        for name in self.fixed:
+            errors(self.fixed, name, f"fixed.{name}")
+        for name, param in self.parameters.items():
+            if param.values is not None:
+                candidates = list(param.values)
+            else:
+                low, high = param._range()
+                candidates = [low, high]
+                if param.is_integer:
+                    candidates = [math.ceil(low), math.floor(high)]
+            for value in candidates:
+                errors({**self.fixed, name: value}, name, f"parameters.{name}")
 
     def _constraints(self) -> list[Expression]:
         names = self.sweep_model.parameter_names
@@ -307,11 +457,20 @@ class SweepSpec(BaseModel):
     # -- points --------------------------------------------------------------------------
     def design(self) -> list[dict[str, Any]]:
         """The raw design: the varied parameters' values per point, before constraints."""
+        return list(self.iter_design())
+
+    def iter_design(self) -> Iterator[dict[str, Any]]:
+        """:meth:`design` one point at a time (a grid is never held in memory whole)."""
         names = list(self.parameters)
         specs = list(self.parameters.values())
         if self.method == "grid":
             grids = [p.grid() for p in specs]
-            return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*grids)]
+            for combo in itertools.product(*grids):
+                yield dict(zip(names, combo, strict=True))
+            return
+        yield from self._sampled(names, specs)
+
+    def _sampled(self, names: list[str], specs: list[ParameterSpec]) -> list[dict[str, Any]]:
         rng = np.random.default_rng(self.seed)
         n = self.samples or 0
         if not names:
@@ -330,25 +489,50 @@ class SweepSpec(BaseModel):
         """Every distinct point satisfying the constraints, validated by the model's schema."""
         return self._in_file(self._points)
 
+    def iter_points(self) -> Iterator[SweepPoint]:
+        """The points of :meth:`points` one at a time, in the same order, without holding the
+        design in memory (duplicates are not removed: :meth:`points` does that)."""
+        model = self.sweep_model
+        constraints = self._constraints()
+        found = False
+        for varied in self.iter_design():
+            point = self._in_file(lambda v=varied: self._point(model, constraints, v))
+            if point is not None:
+                found = True
+                yield point
+        if not found:
+            raise self._in_file_error(ConfigError("no point satisfies the constraints",
+                                                  field="constraints"))
+
+    def _in_file_error(self, exc: ConfigError) -> ConfigError:
+        if self._file is None or exc.file is not None:
+            return exc
+        return ConfigError(exc.reason, file=self._file, field=exc.field, allowed=exc.allowed)
+
+    def _point(self, model: SweepModel, constraints: list[Expression],
+               varied: dict[str, Any]) -> SweepPoint | None:
+        try:
+            params = model.validate_params({**self.fixed, **varied})
+        except ConfigError as exc:
+            field = exc.field
+            if field in self.parameters:
+                field = f"parameters.{field}"
+            elif field in self.fixed:
+                field = f"fixed.{field}"
+            raise ConfigError(exc.reason, field=field, allowed=exc.allowed) from None
+        if not all(c(params) for c in constraints):
+            return None
+        seed = _point_seed(self.seed, params)
+        return SweepPoint(key=point_key(model.name, params, seed), params=params, seed=seed)
+
     def _points(self) -> list[SweepPoint]:
         model = self.sweep_model
         constraints = self._constraints()
         out: dict[str, SweepPoint] = {}
-        for varied in self.design():
-            try:
-                params = model.validate_params({**self.fixed, **varied})
-            except ConfigError as exc:
-                field = exc.field
-                if field in self.parameters:
-                    field = f"parameters.{field}"
-                elif field in self.fixed:
-                    field = f"fixed.{field}"
-                raise ConfigError(exc.reason, field=field, allowed=exc.allowed) from None
-            if not all(c(params) for c in constraints):
-                continue
-            seed = _point_seed(self.seed, params)
-            key = point_key(model.name, params, seed)
-            out.setdefault(key, SweepPoint(key=key, params=params, seed=seed))
+        for varied in self.iter_design():
+            point = self._point(model, constraints, varied)
+            if point is not None:
+                out.setdefault(point.key, point)
         if not out:
             raise ConfigError("no point satisfies the constraints", field="constraints")
         return list(out.values())
@@ -375,10 +559,7 @@ def _config_error(exc: ValidationError, file: str | None) -> ConfigError:
 def load_spec(path: str | Path) -> SweepSpec:
     """Read and validate a sweep spec from a TOML file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read sweep spec: {exc.strerror}", file=str(path)) from None
+    text = read_text_file(path, what="sweep spec")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
