@@ -487,10 +487,11 @@ def _seg_energy(sched: Schedule, segs: tuple[Segment, ...], env: Mapping[str, in
 
 
 def compile_kernel(kern: Kernel, *, clock_ns: float, resources: dict[str, int],
-                   name: str) -> Design:
+                   name: str, scheduler: str = "list", forwarding: bool = True) -> Design:
     """Frontend and scheduling: the :class:`Design` of a kernel."""
     t0 = time.perf_counter()
-    opts = ScheduleOptions(clock_ns=clock_ns, resources=dict(resources))
+    opts = ScheduleOptions(clock_ns=clock_ns, resources=dict(resources), scheduler=scheduler,
+                           forwarding=forwarding)
     for arg, a in kern.array_types.items():
         if not isinstance(a.elem, (HWType, FormatType)):
             raise DSLError(f"array '{arg}': element type {getattr(a.elem, 'name', a.elem)} "

@@ -37,23 +37,33 @@ import networkx as nx
 
 from ...errors import ConfigError
 from ...hw.hls_ops import MEM_TCO_NS, REG_OVERHEAD_NS, REG_TCO_NS, op_cost
+from .dependence import Dependence, dependence
 from .ir import SOURCE_KINDS, KernelIR, Loop, Node, Region, Segment
 
 __all__ = ["ScheduleOptions", "Schedule", "NodeSchedule", "RegionSchedule", "schedule_kernel",
-           "RESOURCE_KEYS", "node_delay_ns", "node_latency", "node_width", "is_const_mul",
+           "RESOURCE_KEYS", "SCHEDULERS", "node_delay_ns", "node_latency", "node_width", "is_const_mul",
            "resource_class"]
 
 #: Keys accepted in ``resources``.
 RESOURCE_KEYS = ("mul", "div")
+#: Accepted ``scheduler`` names.
+SCHEDULERS = ("list", "sdc")
 
 
 @dataclass(frozen=True)
 class ScheduleOptions:
     """Clock period and resource limits: ``{"mul": k}`` multipliers, ``{"div": k}``
-    sequential dividers (unlimited when absent: one unit per operation)."""
+    sequential dividers (unlimited when absent: one unit per operation); ``forwarding``:
+    let a load issue in the cycle an earlier iteration's store to the same word lands and
+    bypass the memory with the stored word (True by default, as HLS tools do);
+    ``scheduler``: ``"list"`` (resource-constrained list scheduling) or ``"sdc"`` (system
+    of difference constraints with a modulo reservation table, solved as an integer
+    program by HiGHS)."""
 
     clock_ns: float
     resources: dict[str, int] = field(default_factory=dict)
+    forwarding: bool = True
+    scheduler: str = "list"
 
     def __post_init__(self) -> None:
         if not isinstance(self.clock_ns, (int, float)) or not self.clock_ns > 0:
@@ -66,6 +76,12 @@ class ScheduleOptions:
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ConfigError(f"resource limit for {k!r} must be a positive int, not {v!r}",
                                   field="resources")
+        if not isinstance(self.forwarding, bool):
+            raise ConfigError(f"forwarding must be True or False, not {self.forwarding!r}",
+                              field="forwarding", allowed=[True, False])
+        if self.scheduler not in SCHEDULERS:
+            raise ConfigError(f"unknown scheduler {self.scheduler!r}", field="scheduler",
+                              allowed=list(SCHEDULERS))
 
 
 @dataclass(frozen=True)
@@ -111,12 +127,17 @@ class RegionSchedule:
     transient : bool
         Only constants or arguments copied to registers: done inside an FSM transition,
         no state and no cycles of its own.
+    forwards : tuple of (Node, Node)
+        ``(store, load)`` pairs of a pipelined loop where the store of an earlier iteration
+        lands in the cycle the load issues: the RTL compares the two addresses and bypasses
+        the memory with the stored word (read-modify-write forwarding).
     """
 
     ii: int = 1
     depth: int = 0
     ii_reason: str = ""
     transient: bool = False
+    forwards: tuple[tuple[Node, Node], ...] = ()
 
     def cycles(self, trip: int) -> int:
         """Cycles of ``trip`` iterations (0 when ``trip == 0``)."""
@@ -278,15 +299,20 @@ def _graph(region: Region, timing: _Timing) -> nx.DiGraph:
         for a in n.args:
             if a.kind not in SOURCE_KINDS:
                 g.add_edge(a, n, lat=1 if a.kind == "load" else timing.latency(a), data=True)
-    # memory ordering within an iteration (same array and bank may alias)
+    # memory ordering within an iteration (same array and bank, unless the dependence
+    # analysis proves the two never touch the same word in one iteration)
     mem = [n for n in ops if n.kind in ("load", "store")]
     for i, x in enumerate(mem):
         for y in mem[i + 1:]:
             if x.attrs["array"] != y.attrs["array"] or x.attrs["bank"] != y.attrs["bank"]:
                 continue
+            if x.kind == "load" and y.kind == "load":
+                continue
+            if not dependence(x, y, region).possible(0):
+                continue
             if x.kind == "store":
                 _add_order(g, x, y, 1)
-            elif y.kind == "store":
+            else:
                 _add_order(g, x, y, 0)
     # a variable's register is written no earlier than every read of its old value
     reads: dict[str, list[Node]] = {}
@@ -376,7 +402,9 @@ def _list_schedule(region: Region, g: nx.DiGraph, ii: int, opts: ScheduleOptions
     return placed, depth
 
 
-def _recurrences(region: Region, placed: Mapping[Node, NodeSchedule]) -> list[tuple[int, str]]:
+def _recurrences(region: Region, placed: Mapping[Node, NodeSchedule], ii: int,
+                 deps: Mapping[tuple[Node, Node], Dependence],
+                 forwarding: bool) -> list[tuple[int, str]]:
     """(II needed, description) per loop-carried dependence of a scheduled region."""
     out: list[tuple[int, str]] = []
     consumers: dict[int, list[Node]] = {}
@@ -395,17 +423,73 @@ def _recurrences(region: Region, placed: Mapping[Node, NodeSchedule]) -> list[tu
             line = min(c.line for c in users if c.line) if any(c.line for c in users) else w.line
             out.append((wc - r + 1, f"loop-carried dependence on variable '{n.name}' "
                         f"(line {line}: read in cycle {r}, written in cycle {wc})"))
-    loads = [n for n in region.nodes if n.kind == "load"]
-    stores = [n for n in region.nodes if n.kind == "store"]
-    for s in stores:
-        for ld in loads:
-            if (s.attrs["array"], s.attrs["bank"]) != (ld.attrs["array"], ld.attrs["bank"]):
+    for need, why, _fwd in _memory_recurrences(region, placed, ii, deps, forwarding):
+        out.append((need, why))
+    return out
+
+
+def _memory_pairs(region: Region) -> dict[tuple[Node, Node], Dependence]:
+    """Every ordered pair (earlier, later) of accesses to one array bank, at least one a
+    store, with the distances at which the later access may touch the earlier one's word."""
+    mem = [n for n in region.nodes if n.kind in ("load", "store")]
+    out: dict[tuple[Node, Node], Dependence] = {}
+    for x in mem:
+        for y in mem:
+            if x is y or (x.kind == "load" and y.kind == "load"):
                 continue
-            sc, lc = placed[s].cycle, placed[ld].cycle
-            out.append((sc - lc + 1,
-                        f"loop-carried dependence through array '{s.attrs['array']}' (store at "
-                        f"line {s.line} in cycle {sc} may alias the next iteration's load "
-                        f"at line {ld.line} in cycle {lc})"))
+            if (x.attrs["array"], x.attrs["bank"]) != (y.attrs["array"], y.attrs["bank"]):
+                continue
+            out[(x, y)] = dependence(x, y, region)
+    return out
+
+
+def _memory_recurrences(region: Region, placed: Mapping[Node, NodeSchedule], ii: int,
+                        deps: Mapping[tuple[Node, Node], Dependence],
+                        forwarding: bool) -> list[tuple[int, str, bool]]:
+    """(II needed, description, forwarded at this II) per loop-carried memory dependence.
+
+    Access ``x`` of iteration ``n`` and access ``y`` of iteration ``n + d`` (``d >= 1`` a
+    possible distance) touching the same word must keep their order in time: a load reads
+    the memory when it issues (a store takes effect at the end of its cycle, and a read in
+    the same cycle sees the old word), so
+
+    * store ``x`` then load ``y`` (true dependence): ``d * II >= s_x - l_y + 1``, or
+      ``d * II >= s_x - l_y`` with forwarding (the store in the load's issue cycle is
+      compared with the load's address and bypasses the memory);
+    * load ``x`` then store ``y`` (anti): ``d * II >= l_x - s_y``;
+    * store then store (output): ``d * II >= s_x - s_y + 1``.
+
+    The smallest possible distance binds.
+    """
+    out: list[tuple[int, str, bool]] = []
+    for (x, y), dep in deps.items():
+        d = dep.min_distance(1)
+        if d is None:
+            continue
+        cx, cy = placed[x].cycle, placed[y].cycle
+        arr = x.attrs["array"]
+        if x.kind == "store" and y.kind == "load":
+            gap = cx - cy + (0 if forwarding else 1)
+            what = (f"store at line {x.line} in cycle {cx} may alias the load at line "
+                    f"{y.line} in cycle {cy} of the iteration {d} later")
+        elif x.kind == "load":
+            gap = cx - cy
+            what = (f"store at line {y.line} in cycle {cy} may overwrite, {d} iteration(s) "
+                    f"later, the word the load at line {x.line} reads in cycle {cx}")
+        else:
+            gap = cx - cy + 1
+            what = (f"store at line {x.line} in cycle {cx} and the store at line {y.line} in "
+                    f"cycle {cy} {d} iteration(s) later may write the same word")
+        if gap <= 0:
+            continue
+        need = -(-gap // d)
+        # the store lands in the cycle the load issues: only the bypass gives the new word
+        fwd = (forwarding and x.kind == "store" and y.kind == "load" and (cx - cy) % ii == 0
+               and dep.possible((cx - cy) // ii))
+        if x.kind == "store" and y.kind == "load" and forwarding:
+            what += ", forwarded"
+        out.append((need, f"loop-carried dependence through array '{arr}' ({what}; "
+                    f"{dep.reason})", fwd))
     return out
 
 
@@ -459,24 +543,30 @@ def schedule_region(region: Region,
             "sequential loop (not pipelined)" if region.is_loop else ""))
     res_ii, res_why = _res_mii(region, opts, timing)
     ii = max(region.ii_requested, res_ii)
+    deps = _memory_pairs(region)
+    fwd_on = opts.forwarding
     for _ in range(64):
         placed, depth = _list_schedule(region, g, ii, opts, timing)
-        recs = _recurrences(region, placed)
+        recs = _recurrences(region, placed, ii, deps, fwd_on)
         rec_ii = max([r for r, _ in recs], default=1)
         if rec_ii <= ii:
             break
         ii = rec_ii
     depth = max(depth, 1)
+    forwards = tuple((x, y) for (x, y), _d in deps.items()
+                     if any(f for need, _w, f in _memory_recurrences(
+                         region, placed, ii, {(x, y): _d}, fwd_on)))
     if ii == region.ii_requested:
-        return placed, RegionSchedule(ii=ii, depth=depth, ii_reason="requested II met")
-    binding = [why for r, why in _recurrences(region, placed) if r == ii]
+        return placed, RegionSchedule(ii=ii, depth=depth, ii_reason="requested II met",
+                                      forwards=forwards)
+    binding = [why for r, why in _recurrences(region, placed, ii, deps, fwd_on) if r == ii]
     if res_ii == ii and res_why:
         reason = res_why
     elif binding:
         reason = binding[0]
     else:
         reason = res_why or "scheduling"
-    return placed, RegionSchedule(ii=ii, depth=depth, ii_reason=reason)
+    return placed, RegionSchedule(ii=ii, depth=depth, ii_reason=reason, forwards=forwards)
 
 
 def _min_cycles(segs: tuple[Segment, ...], regions: Mapping[Region, RegionSchedule],
