@@ -1,5 +1,5 @@
 """Scheduling: resource-constrained list scheduling with operator chaining, and modulo
-scheduling of pipelined loops.
+scheduling of pipelined loops (list or SDC).
 
 Every region's dataflow graph is scheduled into clock cycles. Operators chain inside a cycle
 while their accumulated delay (:mod:`archsim.hw.hls_ops`) fits the clock period; a memory read
@@ -19,8 +19,21 @@ busy for all ``L`` cycles: it occupies ``L`` consecutive slots of the reservatio
 
 For a pipelined loop the achieved II is the smallest II >= the requested one that satisfies
 the resource bound and every loop-carried dependence (a variable written in cycle ``w`` and
-read in cycle ``r`` of the next iteration needs ``II >= w - r + 1``; a store and a load of the
-same array bank likewise). The binding constraint is reported.
+read in cycle ``r`` of the next iteration needs ``II >= w - r + 1``; two accesses of the same
+array bank, at least one a store, that :mod:`~archsim.compilers.hls.dependence` cannot prove
+independent, by their smallest possible distance ``d``: ``d * II >= s - l + 1`` for a store
+then a load). With read-modify-write forwarding (``ScheduleOptions.forwarding``, on by
+default) a load may issue in the very cycle an earlier iteration's store to it lands
+(``d * II >= s - l``): the RTL compares the addresses and bypasses the memory, so
+``h[x[i]] += 1`` runs at II = 1. The binding constraint is reported.
+
+Two schedulers place the operators of a pipelined loop (``ScheduleOptions.scheduler``):
+``"list"`` (above: priority-ordered, as soon as possible, II raised until the recurrences
+fit) and ``"sdc"``: the difference constraints of the dependence graph and of every
+recurrence, with the modulo reservation table, solved as an integer program by HiGHS
+(``scipy.optimize.milp``) for the smallest II from the lower bound up (at most the list
+scheduler's II, which is feasible). Straight-line code and sequential loops use the list
+scheduler under both.
 
 The result is a :class:`Schedule`, its own object: the IR is not annotated, so codegen, the
 reports and the cycle model all read the one schedule they were given.
@@ -493,6 +506,171 @@ def _memory_recurrences(region: Region, placed: Mapping[Node, NodeSchedule], ii:
     return out
 
 
+def _timing_pass(region: Region, g: nx.DiGraph, cycles: Mapping[Node, int],
+                 opts: ScheduleOptions,
+                 timing: _Timing) -> tuple[dict[Node, tuple[float, float]], tuple[Node, Node] | None]:
+    """In-cycle start/end of every node at the given cycles (the list scheduler's chaining
+    rules), and the first data edge that breaks them (its consumer must move a cycle later),
+    or None."""
+    period = opts.clock_ns - REG_OVERHEAD_NS + REG_TCO_NS
+    times: dict[Node, tuple[float, float]] = {}
+    order = {n: k for k, n in enumerate(region.nodes)}
+    for n in nx.lexicographical_topological_sort(g, key=lambda n: order[n]):
+        c, lat_n, d = cycles[n], timing.latency(n), node_delay_ns(n)
+        start, why = REG_TCO_NS, None
+        for p in g.predecessors(n):
+            if not g[p][n]["data"]:
+                continue
+            if p.kind == "load" and cycles[p] + 1 == c:
+                if MEM_TCO_NS > start:
+                    start, why = MEM_TCO_NS, p
+            elif p.kind != "load" and not timing.latency(p) and cycles[p] == c:
+                if times[p][1] > start:
+                    start, why = times[p][1], p
+        late = start > REG_TCO_NS + 1e-12
+        if why is not None and late and (lat_n or start + d > period):
+            return times, (why, n)
+        stage = d / lat_n if lat_n else d
+        times[n] = (start, start + stage)
+    return times, None
+
+
+def _sdc_schedule(region: Region, g: nx.DiGraph, ii: int, opts: ScheduleOptions,
+                  timing: _Timing, deps: Mapping[tuple[Node, Node], Dependence],
+                  horizon: int) -> tuple[dict[Node, NodeSchedule], int] | None:
+    """Modulo schedule of a pipelined region at ``ii`` by integer programming (HiGHS), or
+    None if none exists within ``horizon`` cycles.
+
+    Variables: the cycle ``t_n`` of every operator, written ``t_n = ii * q_n + sum_s s *
+    x_ns`` with one binary ``x_ns`` per slot ``s`` of the modulo reservation table.
+    Constraints: the dependence graph's difference constraints ``t_b - t_a >= lat``; every
+    loop-carried dependence as a difference constraint in ``ii`` (a variable: ``t_w - t_r
+    + 1 <= ii``; memory: :func:`_memory_recurrences`' inequalities at the smallest possible
+    distance); per slot, at most ``units`` operations of each shared resource (a sequential
+    unit holds ``latency`` consecutive slots). Chaining is checked after each solve: an edge
+    whose chain does not fit the clock gets ``t_b - t_a >= 1`` and the program is solved
+    again. Objective: the smallest depth, then the earliest cycles.
+    """
+    import numpy as np
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    ops = [n for n in region.nodes if n.kind not in SOURCE_KINDS]
+    idx = {n: k for k, n in enumerate(ops)}
+    n_ops = len(ops)
+    # variables: t (n_ops), q (n_ops), x (n_ops * ii), depth D
+    nt, nq, nx_ = n_ops, n_ops, n_ops * ii
+    iq, ix, i_d = nt, nt + nq, nt + nq + nx_
+    nvar = i_d + 1
+    rows: list[tuple[dict[int, float], float, float]] = []  # (coeffs, lo, hi)
+    inf = np.inf
+    for n in ops:
+        k = idx[n]
+        # t = ii * q + sum s * x_s ; one slot
+        row = {k: 1.0, iq + k: -float(ii)}
+        for sl in range(ii):
+            row[ix + k * ii + sl] = -float(sl)
+        rows.append((row, 0.0, 0.0))
+        rows.append(({ix + k * ii + sl: 1.0 for sl in range(ii)}, 1.0, 1.0))
+        rows.append(({i_d: 1.0, k: -1.0}, float(max(1, timing.latency(n))), inf))
+        if region.exit is n and timing.latency(n):
+            rows.append(({i_d: 1.0, k: -1.0}, float(timing.latency(n) + 1), inf))
+    for a, b in g.edges:
+        rows.append(({idx[b]: 1.0, idx[a]: -1.0}, float(g[a][b]["lat"]), inf))
+    # loop-carried variables: written in cycle t_w, read by each user u in cycle t_u
+    setvars = {n.attrs["var"]: n for n in ops if n.kind == "setvar"}
+    for n in region.nodes:
+        if n.kind == "var" and n.attrs["var"] in setvars:
+            w = setvars[n.attrs["var"]]
+            for u in ops:
+                if n in u.args:
+                    rows.append(({idx[w]: 1.0, idx[u]: -1.0} if u is not w else {}, -inf,
+                                 float(ii - 1)))
+    for (x, y), dep in deps.items():
+        d = dep.min_distance(1)
+        if d is None:
+            continue
+        if x.kind == "store" and y.kind == "load":
+            c = 0 if opts.forwarding else 1
+        elif x.kind == "load":
+            c = 0
+        else:
+            c = 1
+        rows.append(({idx[x]: 1.0, idx[y]: -1.0}, -inf, float(d * ii - c)))
+    # modulo reservation table
+    keys: dict[str, list[Node]] = {}
+    for n in ops:
+        cls = resource_class(n)
+        if cls is not None:
+            keys.setdefault(_mrt_key(n, cls, opts, timing), []).append(n)
+    for key, members in keys.items():
+        cls = resource_class(members[0])
+        assert cls is not None
+        units = 1 if key != cls else _units(cls, opts)
+        if units is None:
+            continue
+        for sl in range(ii):
+            row = {}
+            for n in members:
+                for j in range(timing.occupancy(n)):
+                    col = ix + idx[n] * ii + (sl - j) % ii
+                    row[col] = row.get(col, 0.0) + 1.0
+            rows.append((row, -inf, float(units)))
+    rows = [r for r in rows if r[0]]
+    lo = np.zeros(nvar)
+    hi = np.full(nvar, float(horizon))
+    hi[iq:iq + nq] = float(horizon // ii + 1)
+    hi[ix:ix + nx_] = 1.0
+    cost = np.ones(nvar) * 0.0
+    cost[:nt] = 1.0
+    cost[i_d] = float(n_ops * horizon + 1)
+    extra: list[tuple[dict[int, float], float, float]] = []
+    for _ in range(4 * n_ops + 4):
+        allr = rows + extra
+        a = np.zeros((len(allr), nvar))
+        lb, ub = np.empty(len(allr)), np.empty(len(allr))
+        for r, (co, lo_r, hi_r) in enumerate(allr):
+            for col, v in co.items():
+                a[r, col] = v
+            lb[r], ub[r] = lo_r, hi_r
+        res = milp(cost, constraints=LinearConstraint(a, lb, ub), integrality=np.ones(nvar),
+                   bounds=Bounds(lo, hi), options={"time_limit": 20.0})
+        if res.x is None:
+            return None
+        cycles = {n: int(round(res.x[idx[n]])) for n in ops}
+        times, bad = _timing_pass(region, g, cycles, opts, timing)
+        if bad is None:
+            break
+        p, n = bad
+        extra.append(({idx[n]: 1.0, idx[p]: -1.0}, 2.0 if p.kind == "load" else 1.0, inf))
+    else:  # pragma: no cover - each round separates one more edge; n_ops rounds suffice
+        return None
+    # bind units: the lowest unit free in every slot an operation holds
+    busy: dict[tuple[str, int], set[int]] = {}
+    placed: dict[Node, NodeSchedule] = {}
+    for n in sorted(ops, key=lambda n: (cycles[n], idx[n])):
+        cls = resource_class(n)
+        unit = None
+        if cls is not None:
+            key = _mrt_key(n, cls, opts, timing)
+            held = [(key, (cycles[n] + j) % ii) for j in range(timing.occupancy(n))]
+            unit = 0
+            while any(unit in busy.get(h, set()) for h in held):
+                unit += 1
+            units = 1 if key != cls else _units(cls, opts)
+            if units is not None and unit >= units:
+                return None  # the slots fit, the binding does not (circular arcs)
+            for h in held:
+                busy.setdefault(h, set()).add(unit)
+        start, end = times[n]
+        placed[n] = NodeSchedule(cycle=cycles[n], start_ns=start, end_ns=end, unit=unit,
+                                 latency=timing.latency(n), pipelined=timing.pipelined(n))
+    depth = max(placed[n].cycle + max(1, placed[n].latency) for n in ops)
+    ex = placed.get(region.exit) if region.exit is not None else None
+    if ex is not None and ex.latency:
+        depth = max(depth, ex.cycle + ex.latency + 1)
+    return placed, depth
+
+
 def _res_mii(region: Region, opts: ScheduleOptions, timing: _Timing) -> tuple[int, str]:
     counts: dict[str, int] = {}
     best, why = 1, ""
@@ -552,6 +730,14 @@ def schedule_region(region: Region,
         if rec_ii <= ii:
             break
         ii = rec_ii
+    if opts.scheduler == "sdc" and ops and not region.is_while:
+        # the list schedule is feasible at its II: search the IIs below it, smallest first
+        horizon = depth + ii + sum(max(1, timing.latency(n)) for n in ops)
+        for cand in range(max(region.ii_requested, res_ii), ii + 1):
+            got = _sdc_schedule(region, g, cand, opts, timing, deps, horizon)
+            if got is not None:
+                placed, depth, ii = got[0], got[1], cand
+                break
     depth = max(depth, 1)
     forwards = tuple((x, y) for (x, y), _d in deps.items()
                      if any(f for need, _w, f in _memory_recurrences(
