@@ -31,6 +31,7 @@ from .schedule import (
     resource_class,
     schedule_kernel,
 )
+from .transform import fold_epilogues
 
 if TYPE_CHECKING:
     from ...hw.synth import SynthesisReport
@@ -499,6 +500,6 @@ def compile_kernel(kern: Kernel, *, clock_ns: float, resources: dict[str, int],
                            lineno=kern.line0, hint="use Int, UInt or Fixed elements, or a "
                            "FormatType: a float format of <= 8 bits, or "
                            "FormatType(AdaptivFloat(n=8, e=3), exp_bias=-7)")
-    schedule = schedule_kernel(lower(kern), opts)
+    schedule = schedule_kernel(fold_epilogues(lower(kern)), opts)
     return Design(kern, schedule, resources=resources, name=name,
                   compile_time_s=time.perf_counter() - t0)
