@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 import networkx as nx
@@ -415,6 +415,35 @@ def _list_schedule(region: Region, g: nx.DiGraph, ii: int, opts: ScheduleOptions
     return placed, depth
 
 
+def _sink_readers(region: Region, g: nx.DiGraph, placed: dict[Node, NodeSchedule],
+                  opts: ScheduleOptions, timing: _Timing) -> dict[Node, NodeSchedule]:
+    """Move each combinational operator that reads a loop-carried variable as late as its
+    users allow (as soon as possible would start the recurrence early: ``left - 1`` in
+    cycle 0 for a ``max`` in cycle 2 makes II 3, not 1), where the chaining still fits."""
+    carried = {n.attrs["var"] for n in region.nodes if n.kind == "setvar"}
+    readers = [n for n in region.nodes if n in g and resource_class(n) is None
+               and not timing.latency(n) and n.kind not in ("setvar", "store", "load")
+               and any(a.kind == "var" and a.attrs["var"] in carried for a in n.args)]
+    if not readers:
+        return placed
+    cycles = {n: ps.cycle for n, ps in placed.items()}
+    moved = False
+    for n in reversed(readers):
+        succ = [cycles[s] - g[n][s]["lat"] for s in g.successors(n)]
+        if not succ or min(succ) <= cycles[n]:
+            continue
+        trial = {**cycles, n: min(succ)}
+        _times, bad = _timing_pass(region, g, trial, opts, timing)
+        if bad is None:
+            cycles, moved = trial, True
+    if not moved:
+        return placed
+    times, bad = _timing_pass(region, g, cycles, opts, timing)
+    assert bad is None
+    return {n: replace(ps, cycle=cycles[n], start_ns=times[n][0], end_ns=times[n][1])
+            for n, ps in placed.items()}
+
+
 def _recurrences(region: Region, placed: Mapping[Node, NodeSchedule], ii: int,
                  deps: Mapping[tuple[Node, Node], Dependence],
                  forwarding: bool) -> list[tuple[int, str]]:
@@ -725,6 +754,7 @@ def schedule_region(region: Region,
     fwd_on = opts.forwarding
     for _ in range(64):
         placed, depth = _list_schedule(region, g, ii, opts, timing)
+        placed = _sink_readers(region, g, placed, opts, timing)
         recs = _recurrences(region, placed, ii, deps, fwd_on)
         rec_ii = max([r for r, _ in recs], default=1)
         if rec_ii <= ii:
