@@ -67,6 +67,12 @@ def indirect(x: Array[UInt(3), 8], a: Array[Int(16), 8]):
         a[x[i]] = a[x[i]] + 1
 
 
+@kernel
+def wraps(a: Array[Int(16), 8], b: Array[Int(16), 8]):
+    for i in pipeline(range(8), ii=1):
+        a[UInt(3)(i + 4)] = a[i] + b[i]  # (i + 4) mod 8: the cast wraps
+
+
 #: kernel, array, iteration values of the loop variable, store address, load addresses (flat
 #: row-major, written from the source by hand), and the enclosing loop's value if any
 CASES = {
@@ -134,6 +140,23 @@ def test_unknown_addresses_are_conservative():
     region, st, (ld,) = _region_and_accesses(indirect, "a")
     assert affine_address(ld.args[0], region) is None
     assert dependence(st, ld, region).distances is None
+
+
+def test_a_wrapping_cast_is_not_taken_for_affine():
+    region, st, (ld,) = _region_and_accesses(wraps, "a")
+    # by hand: the store writes (i + 4) % 8, so iteration i + 4 overwrites (for i < 4) the
+    # word iteration i loaded -- an anti-dependence at distance 4 that an unwrapped i + 4
+    # (always above the loaded i) would call independent
+    assert _brute(lambda i, o: i, lambda i, o: (i + 4) % 8, range(8), None) == (4,)
+    assert _brute(lambda i, o: i, lambda i, o: i + 4, range(8), None) == ()
+    assert dependence(ld, st, region).distances is None
+    assert dependence(st, ld, region).distances is None
+    a0, b = RNG.integers(-50, 50, 8), RNG.integers(-50, 50, 8)
+    want = [int(v) for v in a0]
+    for i in range(8):
+        want[(i + 4) % 8] = want[i] + int(b[i])
+    r = wraps.synthesize().simulate(a0.copy(), b, backend="pysim")
+    assert r.outputs["a"].tolist() == want
 
 
 def _loop(d):

@@ -16,15 +16,17 @@ Banerjee's test, exact here because the nest has one free variable. Anything els
 data-dependent index such as ``h[x[i]]``, different symbolic parts, a symbolic trip count
 with equal coefficients is still solved) is *unknown*: every distance is assumed possible.
 
-Assumption (stated, not checked here): every index is within its dimension, so integer casts
-of an index do not wrap and equal flat addresses mean the same word (the frontend rejects
-constant out-of-bounds indices; others are the program's contract, as in C HLS tools).
+Assumption (stated): every index is within its dimension, so equal flat addresses mean the
+same word, and an integer cast of an index that holds a run-time value (an argument, an
+enclosing loop's counter) does not wrap -- the program's contract, as in C HLS tools; a
+cast of an expression in the loop variable and constants alone is checked over the trip
+count, and one that wraps makes the address non-affine.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -84,8 +86,8 @@ def affine_address(n: Node, region: Region) -> Affine | None:
     return walk(n)
 
 
-def _affine(n: Node, region: Region, written: set[str], walk: object) -> Affine | None:
-    assert callable(walk)
+def _affine(n: Node, region: Region, written: set[str],
+            walk: Callable[[Node], Affine | None]) -> Affine | None:
     k = n.kind
     if k == "const":
         if n.vtype.frac:
@@ -108,8 +110,16 @@ def _affine(n: Node, region: Region, written: set[str], walk: object) -> Affine 
     if k == "cast":
         if n.vtype.frac or n.args[0].vtype.frac:
             return None
-        a: Affine | None = walk(n.args[0])
-        return a  # an index in bounds does not wrap (module docstring)
+        a = walk(n.args[0])
+        if a is None or a.symbols:
+            return a  # an index in bounds does not wrap (module docstring)
+        # no run-time value in it: check the values fit the cast's type (else it wraps)
+        trip = region.static_trip() if region.is_loop else 1
+        if trip is None:
+            return a
+        ends = (a.const, a.const + a.coeff * max(trip - 1, 0))
+        fits = n.vtype.min_raw <= min(ends) and max(ends) <= n.vtype.max_raw
+        return a if fits else None
     if k in ("add", "sub"):
         x, y = walk(n.args[0]), walk(n.args[1])
         if x is None or y is None:
@@ -187,18 +197,12 @@ def dependence(earlier: Node, later: Node, region: Region) -> Dependence:
     trip = region.static_trip() if region.is_loop else 1
     if region.is_while:
         trip = None
-    if earlier.args[0] is later.args[0]:
-        # the same address value (a read-modify-write such as h[x[i]] += 1): the same word
-        # in one iteration; across iterations only if the value can repeat
-        same = True
-    else:
-        same = False
     a = affine_address(earlier.args[0], region)
     b = affine_address(later.args[0], region)
-    if a is None or b is None or dict(a.symbols) != dict(b.symbols):
-        if same:
-            return Dependence(None, "same address value, not affine: any distance")
+    if a is None or b is None:
         return Dependence(None, "address not affine in the loop variable: any distance")
+    if dict(a.symbols) != dict(b.symbols):
+        return Dependence(None, "addresses differ by a run-time value: any distance")
     # alias iff a.coeff*n1 + a.const == b.coeff*n2 + b.const, with n2 = n1 + d
     a1, a2, rhs = a.coeff, b.coeff, b.const - a.const
     g = math.gcd(a1, a2)
