@@ -20,6 +20,13 @@ synthesis retiming or a DSP block's pipeline registers; ``//`` and ``%`` use a r
 restoring divider per instance (or per ``resources={"div": k}`` unit), busy for ``wa + 2``
 cycles: operand latch, one quotient bit per cycle, floor sign fix-up into its output register.
 
+Read-modify-write forwarding: for each ``(store, load)`` pair the schedule lists in
+:attr:`~archsim.compilers.hls.schedule.RegionSchedule.forwards` (the store of an earlier
+iteration lands in the cycle the load issues, so the memory still returns the old word), the
+store's enable, address and data and the load's address are registered, and in the load's
+data cycle an address compare selects the stored word over the memory's (``<loop>_fwd<k>_*``
+registers, ``<array>_fwd_L<line>`` the forwarded data).
+
 Names: variable registers carry the user's names (``acc``), loop counters the loop variable
 (``i``), states and control signals the loop (``L12_i_valid1``), operator wires the variable
 they compute or ``<op>_L<line>``.
