@@ -83,3 +83,22 @@ def test_without_forwarding_the_ii_is_2_and_the_rtl_still_matches():
     assert "_fwd" not in d.verilog()
     r = d.simulate(x, np.zeros(BINS, dtype=np.int64), backend="pysim")
     assert np.array_equal(r.outputs["h"], np.bincount(x, minlength=BINS))
+
+
+@kernel
+def two_reads(x: Array[UInt(3), 32], h: Array[Int(16), 8]):
+    for i in pipeline(range(32), ii=1):
+        h[x[i]] += h[0] + 1  # two reads of h's one port: II 2, h[0] itself is updated too
+
+
+@pytest.mark.parametrize("scheduler", ["list", "sdc"])
+def test_forwarding_at_ii_2_with_a_second_aliasing_read(scheduler):
+    d = two_reads.synthesize(scheduler=scheduler)
+    assert _pipelined(d).ii_achieved == 2
+    for x in (np.zeros(32, dtype=np.int64), np.tile([0, 3], 16), RNG.integers(0, 8, 32)):
+        h0 = RNG.integers(-5, 5, 8)
+        want = [int(v) for v in h0]
+        for v in x:  # the sequential semantics, by hand (Int(16) wraps)
+            want[v] = ((want[v] + want[0] + 1) + 2**15) % 2**16 - 2**15
+        r = d.simulate(x, h0.copy(), backend="pysim")
+        assert r.outputs["h"].tolist() == want and r.cycles == d.cycles(x, h0)
