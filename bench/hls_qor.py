@@ -17,7 +17,9 @@ modest (e.g. stencil2d 32x16) so synthesis of the memories stays quick; ``stenci
 arrays cyclically partitioned by 4; ``conv2d`` is a 3x3 convolution of a 34x34 int8 image
 (:func:`archsim.compilers.hls.suite.conv2d`); ``af8_dot`` and ``e4m3_dot`` are ``dot`` over
 AdaptivFloat(8, 3) (exp_bias -7) and FP8 E4M3 arrays (a decode ROM after each read);
-``collatz`` is a ``while bounded(...)`` loop (data-dependent cycles). ``dot_fast`` and
+``collatz`` is a ``while bounded(...)`` loop (data-dependent cycles). ``histogram`` reaches
+II = 1 by read-modify-write forwarding; ``sort`` and ``nw`` pipeline their inner loops (the
+dependence analysis proves their memory accesses independent across iterations). ``dot_fast`` and
 ``gemm_fast`` are ``dot`` and ``gemm`` at a 0.4 ns / 0.5 ns clock, where the multipliers become
 pipelined multi-cycle operators (every other kernel runs at 2 ns); ``divmod`` is ``//`` and
 ``%`` of int16 pairs on two sequential dividers (18 cycles each).

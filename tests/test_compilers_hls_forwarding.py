@@ -44,6 +44,7 @@ def test_histogram_suite_kernel_at_ii_1(case):
     d = suite.histogram(N, BINS).synthesize()
     loop = _pipelined(d)
     assert loop.ii_achieved == 1 and _forwards(d) == 1
+    assert loop.ii_reason.startswith("requested II met (read-modify-write forwarding: array 'h'")
     r = d.simulate(x, np.zeros(BINS, dtype=np.int64), backend="pysim")
     assert np.array_equal(r.outputs["h"], np.bincount(x, minlength=BINS))
     assert r.cycles == d.cycles(x, None) == 1 + (N - 1) + loop.depth

@@ -773,8 +773,11 @@ def schedule_region(region: Region,
                      if any(f for need, _w, f in _memory_recurrences(
                          region, placed, ii, {(x, y): _d}, fwd_on)))
     if ii == region.ii_requested:
-        return placed, RegionSchedule(ii=ii, depth=depth, ii_reason="requested II met",
-                                      forwards=forwards)
+        met = "requested II met"
+        if forwards:
+            met += " (read-modify-write forwarding: " + ", ".join(
+                f"array '{st.attrs['array']}' line {st.line}" for st, _ld in forwards) + ")"
+        return placed, RegionSchedule(ii=ii, depth=depth, ii_reason=met, forwards=forwards)
     binding = [why for r, why in _recurrences(region, placed, ii, deps, fwd_on) if r == ii]
     if res_ii == ii and res_why:
         reason = res_why
