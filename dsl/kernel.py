@@ -641,12 +641,19 @@ class Kernel:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def synthesize(self, *, clock_ns: float = 2.0, resources: dict[str, int] | None = None,
-                   name: str | None = None) -> Design:
-        """Compile to hardware: returns an :class:`archsim.compilers.hls.design.Design`."""
+                   name: str | None = None, scheduler: str = "list",
+                   forwarding: bool = True) -> Design:
+        """Compile to hardware: returns an :class:`archsim.compilers.hls.design.Design`.
+
+        ``scheduler`` is ``"list"`` or ``"sdc"``; ``forwarding`` enables read-modify-write
+        forwarding in pipelined loops (see
+        :class:`archsim.compilers.hls.schedule.ScheduleOptions`).
+        """
         from ..compilers.hls.design import compile_kernel
 
         return compile_kernel(self, clock_ns=clock_ns, resources=resources or {},
-                              name=name or self.name)
+                              name=name or self.name, scheduler=scheduler,
+                              forwarding=forwarding)
 
     def __repr__(self) -> str:
         return f"<kernel {self.name}>"

@@ -115,16 +115,42 @@ def test_multiplier_limit_binds_ii_and_is_obeyed_in_the_rtl():
     assert r.value == int(A @ A + B @ B + A @ B) and r.cycles == d.cycles(A, B)
 
 
+@kernel
+def recur(a: Array[Int(32), 64], b: Array[Int(32), 64]):
+    for i in pipeline(range(63), ii=1):
+        a[i + 1] = a[i] * b[i] + 1
+
+
 def test_loop_carried_dependence_through_memory_names_lines():
-    d = hist.synthesize()
+    # a[i + 1] written in iteration i is read in iteration i + 1 (distance 1) and the 32-bit
+    # multiply-add takes more than one 1 ns cycle: forwarding alone cannot reach II = 1
+    d = recur.synthesize(clock_ns=1.0)
     loop = _loop(d)
-    assert loop.ii_achieved == 2
-    line = _line_of(hist, "h[x[i]] += 1")
-    assert f"loop-carried dependence through array 'h' (store at line {line}" in loop.ii_reason
+    assert loop.ii_achieved > 1
+    line = _line_of(recur, "a[i + 1] = a[i] * b[i] + 1")
+    assert loop.ii_reason.startswith(
+        f"loop-carried dependence through array 'a' (store at line {line}")
+    assert "constant distance 1" in loop.ii_reason
+    a = RNG.integers(-5, 5, 64)
+    b = RNG.integers(-5, 5, 64)
+    want = [int(v) for v in a]
+    for i in range(63):
+        want[i + 1] = ((want[i] * int(b[i]) + 1) + 2**31) % 2**32 - 2**31
+    r = d.simulate(a, b)
+    assert r.outputs["a"].tolist() == want and r.cycles == d.cycles(a, b)
+
+
+def test_histogram_reaches_ii_1_with_forwarding_and_2_without():
     x = RNG.integers(0, 16, 64)
-    r = d.simulate(x, np.zeros(16, dtype=np.int64))
-    assert np.array_equal(r.outputs["h"], np.bincount(x, minlength=16))
-    assert r.cycles == d.cycles(x, None)
+    fwd, nofwd = hist.synthesize(), hist.synthesize(forwarding=False)
+    assert (_loop(fwd).ii_achieved, _loop(nofwd).ii_achieved) == (1, 2)
+    line = _line_of(hist, "h[x[i]] += 1")
+    assert _loop(nofwd).ii_reason.startswith(
+        f"loop-carried dependence through array 'h' (store at line {line}")
+    for d in (fwd, nofwd):
+        r = d.simulate(x, np.zeros(16, dtype=np.int64))
+        assert np.array_equal(r.outputs["h"], np.bincount(x, minlength=16))
+        assert r.cycles == d.cycles(x, None)
 
 
 def test_loop_carried_dependence_on_a_variable():
@@ -186,6 +212,10 @@ def test_bad_options():
         dot.synthesize(resources={"dsp": 2})
     with pytest.raises(ConfigError, match="resource limit for 'mul' must be a positive int"):
         dot.synthesize(resources={"mul": 0})
+    with pytest.raises(ConfigError, match="unknown scheduler 'ilp'"):
+        dot.synthesize(scheduler="ilp")
+    with pytest.raises(ConfigError, match="forwarding must be True or False, not 1"):
+        dot.synthesize(forwarding=1)
     with pytest.raises(ConfigError, match="unknown backend 'iverilog'"):
         dot.synthesize().simulate(A, B, backend="iverilog")
 

@@ -20,6 +20,13 @@ synthesis retiming or a DSP block's pipeline registers; ``//`` and ``%`` use a r
 restoring divider per instance (or per ``resources={"div": k}`` unit), busy for ``wa + 2``
 cycles: operand latch, one quotient bit per cycle, floor sign fix-up into its output register.
 
+Read-modify-write forwarding: for each ``(store, load)`` pair the schedule lists in
+:attr:`~archsim.compilers.hls.schedule.RegionSchedule.forwards` (the store of an earlier
+iteration lands in the cycle the load issues, so the memory still returns the old word), the
+store's enable, address and data and the load's address are registered, and in the load's
+data cycle an address compare selects the stored word over the memory's (``<loop>_fwd<k>_*``
+registers, ``<array>_fwd_L<line>`` the forwarded data).
+
 Names: variable registers carry the user's names (``acc``), loop counters the loop variable
 (``i``), states and control signals the loop (``L12_i_valid1``), operator wires the variable
 they compute or ``<op>_L<line>``.
@@ -159,6 +166,8 @@ class _Builder:
         self.delays: dict[tuple[int, int], Value] = {}
         self.valid: dict[int, list[Value]] = {}
         self.ivals: dict[int, list[Value]] = {}
+        #: id(load) -> the load's data after read-modify-write forwarding
+        self.fwd: dict[int, Signal] = {}
 
     def build(self) -> Module:
         m, ir, c = self.m, self.ir, self.c
@@ -414,6 +423,12 @@ class _Builder:
                 m.d.sync += lv.eq(cur)
                 cur = lv
             self.exit_sig[id(r)] = cur
+        # forwarded loads read a bypass wire (driven below), not the port's data
+        for _st, ld in rs.forwards:
+            if id(ld) not in self.fwd:
+                port = self.rd[(ld.attrs["array"], ld.attrs["bank"])]
+                self.fwd[id(ld)] = Signal.like(port.data, name=f"{ld.attrs['array']}_fwd_L"
+                                               f"{ld.line}")
         # operand values are built first: their wires and delay registers must be driven
         # unconditionally, outside the If of the side effect that uses them
         for n in r.nodes:
@@ -436,6 +451,35 @@ class _Builder:
                 value = self.val(n.args[0], t, r)
                 with m.If(valid[t]):
                     m.d.sync += self.vars[n.attrs["var"]].eq(value)
+        self._forwarding(r, valid)
+
+    def _forwarding(self, r: Region, valid: list[Value]) -> None:
+        """Read-modify-write forwarding: for each scheduled ``(store, load)`` pair, the
+        store's enable, address and data are registered in the cycle the load issues (the
+        store lands then, too late for the memory read) and compared, in the load's data
+        cycle, with the load's registered address; if equal the stored word replaces the
+        memory's (old) word."""
+        m = self.m
+        seen: set[int] = set()
+        for k, (st, ld) in enumerate(self.sched.region(r).forwards):
+            port = self.rd[(ld.attrs["array"], ld.attrs["bank"])]
+            aw = len(port.addr)
+            sc, lc = self.sched.node(st).cycle, self.sched.node(ld).cycle
+            en = valid[sc]
+            if len(st.args) > 2:
+                en = en & self.val(st.args[2], sc, r)
+            pre = f"{r.name}_fwd{k}"
+            q_en = Signal(name=f"{pre}_en")
+            q_addr = Signal(aw, name=f"{pre}_waddr")
+            q_data = Signal.like(port.data, name=f"{pre}_wdata")
+            l_addr = Signal(aw, name=f"{pre}_raddr")
+            m.d.sync += [q_en.eq(en), q_addr.eq(self.val(st.args[0], sc, r)),
+                         q_data.eq(self.val(st.args[1], sc, r)),
+                         l_addr.eq(self.val(ld.args[0], lc, r))]
+            # one write port per bank: one store at most lands in the load's issue cycle
+            assert id(ld) not in seen, "two stores forwarded to one load"
+            seen.add(id(ld))
+            m.d.comb += self.fwd[id(ld)].eq(Mux(q_en & (q_addr == l_addr), q_data, port.data))
 
     def delayed(self, sig: Value, n: int, name: str) -> Value:
         cur = sig
@@ -463,6 +507,9 @@ class _Builder:
             return self.ivals[id(r)][t]
         ns = self.sched.node(n)
         if n.kind == "load":
+            if id(n) in self.fwd:
+                w = self.fwd[id(n)]
+                return self.delayed(w, t - ns.cycle - 1, w.name)
             port = self.rd[(n.attrs["array"], n.attrs["bank"])]
             return self.delayed(port.data, t - ns.cycle - 1, f"{n.attrs['array']}_rd")
         if n.kind in ("div", "mod"):

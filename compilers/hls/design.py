@@ -31,6 +31,7 @@ from .schedule import (
     resource_class,
     schedule_kernel,
 )
+from .transform import fold_epilogues
 
 if TYPE_CHECKING:
     from ...hw.synth import SynthesisReport
@@ -490,10 +491,11 @@ def _seg_energy(sched: Schedule, segs: tuple[Segment, ...], env: Mapping[str, in
 
 
 def compile_kernel(kern: Kernel, *, clock_ns: float, resources: dict[str, int],
-                   name: str) -> Design:
+                   name: str, scheduler: str = "list", forwarding: bool = True) -> Design:
     """Frontend and scheduling: the :class:`Design` of a kernel."""
     t0 = time.perf_counter()
-    opts = ScheduleOptions(clock_ns=clock_ns, resources=dict(resources))
+    opts = ScheduleOptions(clock_ns=clock_ns, resources=dict(resources), scheduler=scheduler,
+                           forwarding=forwarding)
     for arg, a in kern.array_types.items():
         if not isinstance(a.elem, (HWType, FormatType)):
             raise DSLError(f"array '{arg}': element type {getattr(a.elem, 'name', a.elem)} "
@@ -501,6 +503,6 @@ def compile_kernel(kern: Kernel, *, clock_ns: float, resources: dict[str, int],
                            lineno=kern.line0, hint="use Int, UInt or Fixed elements, or a "
                            "FormatType: a float format of <= 8 bits, or "
                            "FormatType(AdaptivFloat(n=8, e=3), exp_bias=-7)")
-    schedule = schedule_kernel(lower(kern), opts)
+    schedule = schedule_kernel(fold_epilogues(lower(kern)), opts)
     return Design(kern, schedule, resources=resources, name=name,
                   compile_time_s=time.perf_counter() - t0)

@@ -1,5 +1,5 @@
 """Scheduling: resource-constrained list scheduling with operator chaining, and modulo
-scheduling of pipelined loops.
+scheduling of pipelined loops (list or SDC).
 
 Every region's dataflow graph is scheduled into clock cycles. Operators chain inside a cycle
 while their accumulated delay (:mod:`archsim.hw.hls_ops`) fits the clock period; a memory read
@@ -19,8 +19,21 @@ busy for all ``L`` cycles: it occupies ``L`` consecutive slots of the reservatio
 
 For a pipelined loop the achieved II is the smallest II >= the requested one that satisfies
 the resource bound and every loop-carried dependence (a variable written in cycle ``w`` and
-read in cycle ``r`` of the next iteration needs ``II >= w - r + 1``; a store and a load of the
-same array bank likewise). The binding constraint is reported.
+read in cycle ``r`` of the next iteration needs ``II >= w - r + 1``; two accesses of the same
+array bank, at least one a store, that :mod:`~archsim.compilers.hls.dependence` cannot prove
+independent, by their smallest possible distance ``d``: ``d * II >= s - l + 1`` for a store
+then a load). With read-modify-write forwarding (``ScheduleOptions.forwarding``, on by
+default) a load may issue in the very cycle an earlier iteration's store to it lands
+(``d * II >= s - l``): the RTL compares the addresses and bypasses the memory, so
+``h[x[i]] += 1`` runs at II = 1. The binding constraint is reported.
+
+Two schedulers place the operators of a pipelined loop (``ScheduleOptions.scheduler``):
+``"list"`` (above: priority-ordered, as soon as possible, II raised until the recurrences
+fit) and ``"sdc"``: the difference constraints of the dependence graph and of every
+recurrence, with the modulo reservation table, solved as an integer program by HiGHS
+(``scipy.optimize.milp``) for the smallest II from the lower bound up (at most the list
+scheduler's II, which is feasible). Straight-line code and sequential loops use the list
+scheduler under both.
 
 The result is a :class:`Schedule`, its own object: the IR is not annotated, so codegen, the
 reports and the cycle model all read the one schedule they were given.
@@ -30,30 +43,40 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 import networkx as nx
 
 from ...errors import ConfigError
 from ...hw.hls_ops import MEM_TCO_NS, REG_OVERHEAD_NS, REG_TCO_NS, op_cost
+from .dependence import Dependence, dependence
 from .ir import SOURCE_KINDS, KernelIR, Loop, Node, Region, Segment
 
 __all__ = ["ScheduleOptions", "Schedule", "NodeSchedule", "RegionSchedule", "schedule_kernel",
-           "RESOURCE_KEYS", "node_delay_ns", "node_latency", "node_width", "is_const_mul",
+           "RESOURCE_KEYS", "SCHEDULERS", "node_delay_ns", "node_latency", "node_width", "is_const_mul",
            "resource_class"]
 
 #: Keys accepted in ``resources``.
 RESOURCE_KEYS = ("mul", "div")
+#: Accepted ``scheduler`` names.
+SCHEDULERS = ("list", "sdc")
 
 
 @dataclass(frozen=True)
 class ScheduleOptions:
     """Clock period and resource limits: ``{"mul": k}`` multipliers, ``{"div": k}``
-    sequential dividers (unlimited when absent: one unit per operation)."""
+    sequential dividers (unlimited when absent: one unit per operation); ``forwarding``:
+    let a load issue in the cycle an earlier iteration's store to the same word lands and
+    bypass the memory with the stored word (True by default, as HLS tools do);
+    ``scheduler``: ``"list"`` (resource-constrained list scheduling) or ``"sdc"`` (system
+    of difference constraints with a modulo reservation table, solved as an integer
+    program by HiGHS)."""
 
     clock_ns: float
     resources: dict[str, int] = field(default_factory=dict)
+    forwarding: bool = True
+    scheduler: str = "list"
 
     def __post_init__(self) -> None:
         if not isinstance(self.clock_ns, (int, float)) or not self.clock_ns > 0:
@@ -66,6 +89,12 @@ class ScheduleOptions:
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ConfigError(f"resource limit for {k!r} must be a positive int, not {v!r}",
                                   field="resources")
+        if not isinstance(self.forwarding, bool):
+            raise ConfigError(f"forwarding must be True or False, not {self.forwarding!r}",
+                              field="forwarding", allowed=[True, False])
+        if self.scheduler not in SCHEDULERS:
+            raise ConfigError(f"unknown scheduler {self.scheduler!r}", field="scheduler",
+                              allowed=list(SCHEDULERS))
 
 
 @dataclass(frozen=True)
@@ -111,12 +140,17 @@ class RegionSchedule:
     transient : bool
         Only constants or arguments copied to registers: done inside an FSM transition,
         no state and no cycles of its own.
+    forwards : tuple of (Node, Node)
+        ``(store, load)`` pairs of a pipelined loop where the store of an earlier iteration
+        lands in the cycle the load issues: the RTL compares the two addresses and bypasses
+        the memory with the stored word (read-modify-write forwarding).
     """
 
     ii: int = 1
     depth: int = 0
     ii_reason: str = ""
     transient: bool = False
+    forwards: tuple[tuple[Node, Node], ...] = ()
 
     def cycles(self, trip: int) -> int:
         """Cycles of ``trip`` iterations (0 when ``trip == 0``)."""
@@ -278,15 +312,20 @@ def _graph(region: Region, timing: _Timing) -> nx.DiGraph:
         for a in n.args:
             if a.kind not in SOURCE_KINDS:
                 g.add_edge(a, n, lat=1 if a.kind == "load" else timing.latency(a), data=True)
-    # memory ordering within an iteration (same array and bank may alias)
+    # memory ordering within an iteration (same array and bank, unless the dependence
+    # analysis proves the two never touch the same word in one iteration)
     mem = [n for n in ops if n.kind in ("load", "store")]
     for i, x in enumerate(mem):
         for y in mem[i + 1:]:
             if x.attrs["array"] != y.attrs["array"] or x.attrs["bank"] != y.attrs["bank"]:
                 continue
+            if x.kind == "load" and y.kind == "load":
+                continue
+            if not dependence(x, y, region).possible(0):
+                continue
             if x.kind == "store":
                 _add_order(g, x, y, 1)
-            elif y.kind == "store":
+            else:
                 _add_order(g, x, y, 0)
     # a variable's register is written no earlier than every read of its old value
     reads: dict[str, list[Node]] = {}
@@ -376,7 +415,38 @@ def _list_schedule(region: Region, g: nx.DiGraph, ii: int, opts: ScheduleOptions
     return placed, depth
 
 
-def _recurrences(region: Region, placed: Mapping[Node, NodeSchedule]) -> list[tuple[int, str]]:
+def _sink_readers(region: Region, g: nx.DiGraph, placed: dict[Node, NodeSchedule],
+                  opts: ScheduleOptions, timing: _Timing) -> dict[Node, NodeSchedule]:
+    """Move each combinational operator that reads a loop-carried variable as late as its
+    users allow (as soon as possible would start the recurrence early: ``left - 1`` in
+    cycle 0 for a ``max`` in cycle 2 makes II 3, not 1), where the chaining still fits."""
+    carried = {n.attrs["var"] for n in region.nodes if n.kind == "setvar"}
+    readers = [n for n in region.nodes if n in g and resource_class(n) is None
+               and not timing.latency(n) and n.kind not in ("setvar", "store", "load")
+               and any(a.kind == "var" and a.attrs["var"] in carried for a in n.args)]
+    if not readers:
+        return placed
+    cycles = {n: ps.cycle for n, ps in placed.items()}
+    moved = False
+    for n in reversed(readers):
+        succ = [cycles[s] - g[n][s]["lat"] for s in g.successors(n)]
+        if not succ or min(succ) <= cycles[n]:
+            continue
+        trial = {**cycles, n: min(succ)}
+        _times, bad = _timing_pass(region, g, trial, opts, timing)
+        if bad is None:
+            cycles, moved = trial, True
+    if not moved:
+        return placed
+    times, bad = _timing_pass(region, g, cycles, opts, timing)
+    assert bad is None
+    return {n: replace(ps, cycle=cycles[n], start_ns=times[n][0], end_ns=times[n][1])
+            for n, ps in placed.items()}
+
+
+def _recurrences(region: Region, placed: Mapping[Node, NodeSchedule], ii: int,
+                 deps: Mapping[tuple[Node, Node], Dependence],
+                 forwarding: bool) -> list[tuple[int, str]]:
     """(II needed, description) per loop-carried dependence of a scheduled region."""
     out: list[tuple[int, str]] = []
     consumers: dict[int, list[Node]] = {}
@@ -395,18 +465,239 @@ def _recurrences(region: Region, placed: Mapping[Node, NodeSchedule]) -> list[tu
             line = min(c.line for c in users if c.line) if any(c.line for c in users) else w.line
             out.append((wc - r + 1, f"loop-carried dependence on variable '{n.name}' "
                         f"(line {line}: read in cycle {r}, written in cycle {wc})"))
-    loads = [n for n in region.nodes if n.kind == "load"]
-    stores = [n for n in region.nodes if n.kind == "store"]
-    for s in stores:
-        for ld in loads:
-            if (s.attrs["array"], s.attrs["bank"]) != (ld.attrs["array"], ld.attrs["bank"]):
-                continue
-            sc, lc = placed[s].cycle, placed[ld].cycle
-            out.append((sc - lc + 1,
-                        f"loop-carried dependence through array '{s.attrs['array']}' (store at "
-                        f"line {s.line} in cycle {sc} may alias the next iteration's load "
-                        f"at line {ld.line} in cycle {lc})"))
+    for need, why, _fwd in _memory_recurrences(region, placed, ii, deps, forwarding):
+        out.append((need, why))
     return out
+
+
+def _memory_pairs(region: Region) -> dict[tuple[Node, Node], Dependence]:
+    """Every ordered pair (earlier, later) of accesses to one array bank, at least one a
+    store, with the distances at which the later access may touch the earlier one's word."""
+    mem = [n for n in region.nodes if n.kind in ("load", "store")]
+    out: dict[tuple[Node, Node], Dependence] = {}
+    for x in mem:
+        for y in mem:
+            if x is y or (x.kind == "load" and y.kind == "load"):
+                continue
+            if (x.attrs["array"], x.attrs["bank"]) != (y.attrs["array"], y.attrs["bank"]):
+                continue
+            out[(x, y)] = dependence(x, y, region)
+    return out
+
+
+def _memory_recurrences(region: Region, placed: Mapping[Node, NodeSchedule], ii: int,
+                        deps: Mapping[tuple[Node, Node], Dependence],
+                        forwarding: bool) -> list[tuple[int, str, bool]]:
+    """(II needed, description, forwarded at this II) per loop-carried memory dependence.
+
+    Access ``x`` of iteration ``n`` and access ``y`` of iteration ``n + d`` (``d >= 1`` a
+    possible distance) touching the same word must keep their order in time: a load reads
+    the memory when it issues (a store takes effect at the end of its cycle, and a read in
+    the same cycle sees the old word), so
+
+    * store ``x`` then load ``y`` (true dependence): ``d * II >= s_x - l_y + 1``, or
+      ``d * II >= s_x - l_y`` with forwarding (the store in the load's issue cycle is
+      compared with the load's address and bypasses the memory);
+    * load ``x`` then store ``y`` (anti): ``d * II >= l_x - s_y``;
+    * store then store (output): ``d * II >= s_x - s_y + 1``.
+
+    The smallest possible distance binds.
+    """
+    out: list[tuple[int, str, bool]] = []
+    for (x, y), dep in deps.items():
+        d = dep.min_distance(1)
+        if d is None:
+            continue
+        cx, cy = placed[x].cycle, placed[y].cycle
+        arr = x.attrs["array"]
+        if x.kind == "store" and y.kind == "load":
+            gap = cx - cy + (0 if forwarding else 1)
+            what = (f"store at line {x.line} in cycle {cx} may alias the load at line "
+                    f"{y.line} in cycle {cy} of the iteration {d} later")
+        elif x.kind == "load":
+            gap = cx - cy
+            what = (f"store at line {y.line} in cycle {cy} may overwrite, {d} iteration(s) "
+                    f"later, the word the load at line {x.line} reads in cycle {cx}")
+        else:
+            gap = cx - cy + 1
+            what = (f"store at line {x.line} in cycle {cx} and the store at line {y.line} in "
+                    f"cycle {cy} {d} iteration(s) later may write the same word")
+        if gap <= 0:
+            continue
+        need = -(-gap // d)
+        # the store lands in the cycle the load issues: only the bypass gives the new word
+        fwd = (forwarding and x.kind == "store" and y.kind == "load" and (cx - cy) % ii == 0
+               and dep.possible((cx - cy) // ii))
+        if x.kind == "store" and y.kind == "load" and forwarding:
+            what += ", forwarded"
+        out.append((need, f"loop-carried dependence through array '{arr}' ({what}; "
+                    f"{dep.reason})", fwd))
+    return out
+
+
+def _timing_pass(region: Region, g: nx.DiGraph, cycles: Mapping[Node, int],
+                 opts: ScheduleOptions,
+                 timing: _Timing) -> tuple[dict[Node, tuple[float, float]], tuple[Node, Node] | None]:
+    """In-cycle start/end of every node at the given cycles (the list scheduler's chaining
+    rules), and the first data edge that breaks them (its consumer must move a cycle later),
+    or None."""
+    period = opts.clock_ns - REG_OVERHEAD_NS + REG_TCO_NS
+    times: dict[Node, tuple[float, float]] = {}
+    order = {n: k for k, n in enumerate(region.nodes)}
+    for n in nx.lexicographical_topological_sort(g, key=lambda n: order[n]):
+        c, lat_n, d = cycles[n], timing.latency(n), node_delay_ns(n)
+        start, why = REG_TCO_NS, None
+        for p in g.predecessors(n):
+            if not g[p][n]["data"]:
+                continue
+            if p.kind == "load" and cycles[p] + 1 == c:
+                if MEM_TCO_NS > start:
+                    start, why = MEM_TCO_NS, p
+            elif p.kind != "load" and not timing.latency(p) and cycles[p] == c:
+                if times[p][1] > start:
+                    start, why = times[p][1], p
+        late = start > REG_TCO_NS + 1e-12
+        if why is not None and late and (lat_n or start + d > period):
+            return times, (why, n)
+        stage = d / lat_n if lat_n else d
+        times[n] = (start, start + stage)
+    return times, None
+
+
+def _sdc_schedule(region: Region, g: nx.DiGraph, ii: int, opts: ScheduleOptions,
+                  timing: _Timing, deps: Mapping[tuple[Node, Node], Dependence],
+                  horizon: int) -> tuple[dict[Node, NodeSchedule], int] | None:
+    """Modulo schedule of a pipelined region at ``ii`` by integer programming (HiGHS), or
+    None if none exists within ``horizon`` cycles.
+
+    Variables: the cycle ``t_n`` of every operator, written ``t_n = ii * q_n + sum_s s *
+    x_ns`` with one binary ``x_ns`` per slot ``s`` of the modulo reservation table.
+    Constraints: the dependence graph's difference constraints ``t_b - t_a >= lat``; every
+    loop-carried dependence as a difference constraint in ``ii`` (a variable: ``t_w - t_r
+    + 1 <= ii``; memory: :func:`_memory_recurrences`' inequalities at the smallest possible
+    distance); per slot, at most ``units`` operations of each shared resource (a sequential
+    unit holds ``latency`` consecutive slots). Chaining is checked after each solve: an edge
+    whose chain does not fit the clock gets ``t_b - t_a >= 1`` and the program is solved
+    again. Objective: the smallest depth, then the earliest cycles.
+    """
+    import numpy as np
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    ops = [n for n in region.nodes if n.kind not in SOURCE_KINDS]
+    idx = {n: k for k, n in enumerate(ops)}
+    n_ops = len(ops)
+    # variables: t (n_ops), q (n_ops), x (n_ops * ii), depth D
+    nt, nq, nx_ = n_ops, n_ops, n_ops * ii
+    iq, ix, i_d = nt, nt + nq, nt + nq + nx_
+    nvar = i_d + 1
+    rows: list[tuple[dict[int, float], float, float]] = []  # (coeffs, lo, hi)
+    inf = np.inf
+    for n in ops:
+        k = idx[n]
+        # t = ii * q + sum s * x_s ; one slot
+        row = {k: 1.0, iq + k: -float(ii)}
+        for sl in range(ii):
+            row[ix + k * ii + sl] = -float(sl)
+        rows.append((row, 0.0, 0.0))
+        rows.append(({ix + k * ii + sl: 1.0 for sl in range(ii)}, 1.0, 1.0))
+        rows.append(({i_d: 1.0, k: -1.0}, float(max(1, timing.latency(n))), inf))
+        if region.exit is n and timing.latency(n):
+            rows.append(({i_d: 1.0, k: -1.0}, float(timing.latency(n) + 1), inf))
+    for a, b in g.edges:
+        rows.append(({idx[b]: 1.0, idx[a]: -1.0}, float(g[a][b]["lat"]), inf))
+    # loop-carried variables: written in cycle t_w, read by each user u in cycle t_u
+    setvars = {n.attrs["var"]: n for n in ops if n.kind == "setvar"}
+    for n in region.nodes:
+        if n.kind == "var" and n.attrs["var"] in setvars:
+            w = setvars[n.attrs["var"]]
+            for u in ops:
+                if n in u.args:
+                    rows.append(({idx[w]: 1.0, idx[u]: -1.0} if u is not w else {}, -inf,
+                                 float(ii - 1)))
+    for (x, y), dep in deps.items():
+        d = dep.min_distance(1)
+        if d is None:
+            continue
+        if x.kind == "store" and y.kind == "load":
+            c = 0 if opts.forwarding else 1
+        elif x.kind == "load":
+            c = 0
+        else:
+            c = 1
+        rows.append(({idx[x]: 1.0, idx[y]: -1.0}, -inf, float(d * ii - c)))
+    # modulo reservation table
+    keys: dict[str, list[Node]] = {}
+    for n in ops:
+        cls = resource_class(n)
+        if cls is not None:
+            keys.setdefault(_mrt_key(n, cls, opts, timing), []).append(n)
+    for key, members in keys.items():
+        cls = resource_class(members[0])
+        assert cls is not None
+        units = 1 if key != cls else _units(cls, opts)
+        if units is None:
+            continue
+        for sl in range(ii):
+            row = {}
+            for n in members:
+                for j in range(timing.occupancy(n)):
+                    col = ix + idx[n] * ii + (sl - j) % ii
+                    row[col] = row.get(col, 0.0) + 1.0
+            rows.append((row, -inf, float(units)))
+    rows = [r for r in rows if r[0]]
+    lo = np.zeros(nvar)
+    hi = np.full(nvar, float(horizon))
+    hi[iq:iq + nq] = float(horizon // ii + 1)
+    hi[ix:ix + nx_] = 1.0
+    cost = np.ones(nvar) * 0.0
+    cost[:nt] = 1.0
+    cost[i_d] = float(n_ops * horizon + 1)
+    extra: list[tuple[dict[int, float], float, float]] = []
+    for _ in range(4 * n_ops + 4):
+        allr = rows + extra
+        a = np.zeros((len(allr), nvar))
+        lb, ub = np.empty(len(allr)), np.empty(len(allr))
+        for r, (co, lo_r, hi_r) in enumerate(allr):
+            for col, v in co.items():
+                a[r, col] = v
+            lb[r], ub[r] = lo_r, hi_r
+        res = milp(cost, constraints=LinearConstraint(a, lb, ub), integrality=np.ones(nvar),
+                   bounds=Bounds(lo, hi), options={"time_limit": 20.0})
+        if res.x is None:
+            return None
+        cycles = {n: int(round(res.x[idx[n]])) for n in ops}
+        times, bad = _timing_pass(region, g, cycles, opts, timing)
+        if bad is None:
+            break
+        p, n = bad
+        extra.append(({idx[n]: 1.0, idx[p]: -1.0}, 2.0 if p.kind == "load" else 1.0, inf))
+    else:  # pragma: no cover - each round separates one more edge; n_ops rounds suffice
+        return None
+    # bind units: the lowest unit free in every slot an operation holds
+    busy: dict[tuple[str, int], set[int]] = {}
+    placed: dict[Node, NodeSchedule] = {}
+    for n in sorted(ops, key=lambda n: (cycles[n], idx[n])):
+        cls = resource_class(n)
+        unit = None
+        if cls is not None:
+            key = _mrt_key(n, cls, opts, timing)
+            held = [(key, (cycles[n] + j) % ii) for j in range(timing.occupancy(n))]
+            unit = 0
+            while any(unit in busy.get(h, set()) for h in held):
+                unit += 1
+            units = 1 if key != cls else _units(cls, opts)
+            if units is not None and unit >= units:
+                return None  # the slots fit, the binding does not (circular arcs)
+            for h in held:
+                busy.setdefault(h, set()).add(unit)
+        start, end = times[n]
+        placed[n] = NodeSchedule(cycle=cycles[n], start_ns=start, end_ns=end, unit=unit,
+                                 latency=timing.latency(n), pipelined=timing.pipelined(n))
+    depth = max(placed[n].cycle + max(1, placed[n].latency) for n in ops)
+    ex = placed.get(region.exit) if region.exit is not None else None
+    if ex is not None and ex.latency:
+        depth = max(depth, ex.cycle + ex.latency + 1)
+    return placed, depth
 
 
 def _res_mii(region: Region, opts: ScheduleOptions, timing: _Timing) -> tuple[int, str]:
@@ -459,24 +750,42 @@ def schedule_region(region: Region,
             "sequential loop (not pipelined)" if region.is_loop else ""))
     res_ii, res_why = _res_mii(region, opts, timing)
     ii = max(region.ii_requested, res_ii)
+    deps = _memory_pairs(region)
+    fwd_on = opts.forwarding
     for _ in range(64):
         placed, depth = _list_schedule(region, g, ii, opts, timing)
-        recs = _recurrences(region, placed)
+        placed = _sink_readers(region, g, placed, opts, timing)
+        recs = _recurrences(region, placed, ii, deps, fwd_on)
         rec_ii = max([r for r, _ in recs], default=1)
         if rec_ii <= ii:
             break
         ii = rec_ii
+    if opts.scheduler == "sdc" and ops and not region.is_while:
+        # the list schedule is feasible at its II: search the IIs below it, smallest first
+        horizon = depth + ii + sum(max(1, timing.latency(n)) for n in ops)
+        for cand in range(max(region.ii_requested, res_ii), ii + 1):
+            got = _sdc_schedule(region, g, cand, opts, timing, deps, horizon)
+            if got is not None:
+                placed, depth, ii = got[0], got[1], cand
+                break
     depth = max(depth, 1)
+    forwards = tuple((x, y) for (x, y), _d in deps.items()
+                     if any(f for need, _w, f in _memory_recurrences(
+                         region, placed, ii, {(x, y): _d}, fwd_on)))
     if ii == region.ii_requested:
-        return placed, RegionSchedule(ii=ii, depth=depth, ii_reason="requested II met")
-    binding = [why for r, why in _recurrences(region, placed) if r == ii]
+        met = "requested II met"
+        if forwards:
+            met += " (read-modify-write forwarding: " + ", ".join(
+                f"array '{st.attrs['array']}' line {st.line}" for st, _ld in forwards) + ")"
+        return placed, RegionSchedule(ii=ii, depth=depth, ii_reason=met, forwards=forwards)
+    binding = [why for r, why in _recurrences(region, placed, ii, deps, fwd_on) if r == ii]
     if res_ii == ii and res_why:
         reason = res_why
     elif binding:
         reason = binding[0]
     else:
         reason = res_why or "scheduling"
-    return placed, RegionSchedule(ii=ii, depth=depth, ii_reason=reason)
+    return placed, RegionSchedule(ii=ii, depth=depth, ii_reason=reason, forwards=forwards)
 
 
 def _min_cycles(segs: tuple[Segment, ...], regions: Mapping[Region, RegionSchedule],

@@ -18,9 +18,12 @@ and the benchmark MachSuite's shapes under Verilator.
 * :func:`spmv_ellpack`: sparse matrix-vector product in ELLPACK form (indirect reads
   ``x[cols[i][j]]``), one pipelined loop over each row's ``width`` entries.
 * :func:`needleman_wunsch`: the 2-D dynamic-programming alignment score of two sequences of
-  2-bit symbols (match +1, mismatch and gap -1), the whole score matrix written back.
+  2-bit symbols (match +1, mismatch and gap -1), the whole score matrix written back; the
+  inner loop is pipelined (the row above is never written in it: the dependence analysis
+  proves it; two reads of ``m`` per cell on one port give II = 2).
 * :func:`oddeven_sort`: odd-even transposition sort of ``n`` int16 in place (``n // 2``
-  rounds of an even and an odd phase).
+  rounds of an even and an odd phase), each phase pipelined (its compare-exchange pairs
+  are disjoint: II = 2 from two reads and two writes of one port each).
 * :func:`histogram`: ``h[x[i]] += 1`` (read-modify-write through memory), pipelined.
 * :func:`collatz`: Collatz steps of a 16-bit start value, a ``while bounded(...)`` loop.
 """
@@ -153,7 +156,7 @@ def needleman_wunsch(length: int) -> Kernel:
             m[0][j] = Int(16)(0) - j
         for i in range(1, length + 1):
             left = m[i][0]
-            for j in range(1, length + 1):
+            for j in pipeline(range(1, length + 1), ii=1):
                 match = m[i - 1][j - 1] + (1 if a[i - 1] == b[j - 1] else -1)
                 v = max(match, max(m[i - 1][j] - 1, left - 1))
                 m[i][j] = v
@@ -171,12 +174,12 @@ def oddeven_sort(n: int) -> Kernel:
     @kernel
     def oddeven_sort(a: Array[Int(16), n]):
         for _p in range(n // 2):
-            for k in range(0, n - 1, 2):
+            for k in pipeline(range(0, n - 1, 2), ii=1):
                 x = a[k]
                 y = a[k + 1]
                 a[k] = min(x, y)
                 a[k + 1] = max(x, y)
-            for k in range(1, n - 1, 2):
+            for k in pipeline(range(1, n - 1, 2), ii=1):
                 x = a[k]
                 y = a[k + 1]
                 a[k] = min(x, y)
