@@ -253,8 +253,10 @@ class PagedBlockManager(MemoryManager):
         self.capacity_blocks = kv.capacity_tokens // block_tokens
         self.watermark_blocks = int(watermark * self.capacity_blocks)
         self.reserved = 0  # blocks in use
-        self._need = np.zeros(0, np.int64)  # blocks each running row needs for its next step
+        # blocks each running row needs for its next step (None: not worked out yet)
+        self._need: np.ndarray | None = np.zeros(0, np.int64)
         self._need_sum = 0
+        self._batch = RunningBatch()
         self._prompt = table.field("prompt")
         self._generated = table.field("generated")
         self._swapped = table.field("swapped")
@@ -282,13 +284,19 @@ class PagedBlockManager(MemoryManager):
             / self.kv.host_bw_bytes_per_s
 
     def make_room(self, batch: RunningBatch) -> tuple[Rows, float]:
+        self._batch = batch
         if batch.size == 0:
             self._need, self._need_sum = np.zeros(0, np.int64), 0
+            return _NO_ROWS, 0.0
+        free = self.capacity_blocks - self.reserved
+        if batch.size <= free:
+            # a row's blocks hold its cached tokens, so its next step needs at most one more
+            # block: nothing to preempt; what each row needs is worked out if admission asks
+            self._need = None
             return _NO_ROWS, 0.0
         held = batch.blocks
         need = np.maximum(self._blocks(batch.context) - held, 0)
         need_sum = int(_sum(need))
-        free = self.capacity_blocks - self.reserved
         victims = _NO_ROWS
         dt = 0.0
         if need_sum > free:  # preempt the most recently admitted (vLLM)
@@ -306,14 +314,23 @@ class PagedBlockManager(MemoryManager):
         self._need, self._need_sum = need, need_sum
         return victims, dt
 
+    def _next_need(self) -> tuple[np.ndarray, int]:
+        """Blocks each running row needs for its next step, and their sum."""
+        if self._need is None:
+            b = self._batch
+            need = np.maximum(self._blocks(b.context) - b.blocks, 0)
+            self._need, self._need_sum = need, int(_sum(need))
+        return self._need, self._need_sum
+
     def free_for_admission(self) -> float:
-        return self.capacity_blocks - self.reserved - self._need_sum - self.watermark_blocks
+        return self.capacity_blocks - self.reserved - self._next_need()[1] - self.watermark_blocks
 
     def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
-        batch.blocks += self._need
+        need, need_sum = self._next_need()
+        batch.blocks += need
         nb = self._blocks(rows[PROMPT] + rows[GENERATED])
         rows[BLOCKS] = nb
-        self.reserved += self._need_sum + int(_sum(nb))
+        self.reserved += need_sum + int(_sum(nb))
         sw = self._swapped[rows[ID]]
         dt = 0.0
         if _any(sw):  # swap the KV cache back in; no recompute
@@ -333,7 +350,9 @@ class PagedBlockManager(MemoryManager):
         # the longest run whose block growth the free pool covers
         free = self.capacity_blocks - self.reserved
         ctx, held = batch.context, batch.blocks
-        lo, hi = 1, k
+        if int(_sum(np.maximum(self._blocks(ctx + (k - 1)) - held, 0))) <= free:
+            return k  # the usual case: the pool covers the whole run
+        lo, hi = 1, k - 1
         while lo < hi:
             mid = (lo + hi + 1) // 2
             if int(_sum(np.maximum(self._blocks(ctx + (mid - 1)) - held, 0))) <= free:
