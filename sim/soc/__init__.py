@@ -19,8 +19,9 @@ buffer (:func:`simulate_with_buffer`).
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from ...lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .accelerators import (
@@ -90,10 +91,8 @@ if TYPE_CHECKING:
         plan_operator,
     )
 
-#: Every public name and the submodule it comes from, imported on first access: importing
-#: one submodule (``archsim.sim.soc.config`` for the CLI's choices) or this package does
-#: not load the whole simulator, and nothing here imports Amaranth or matplotlib.
-_LAZY = {
+#: Each public name and its submodule, imported on first use (see :mod:`archsim.lazy`).
+_EXPORTS = {
     "AcceleratorModel": ".accelerators",
     "CallableModel": ".accelerators",
     "DesignTile": ".accelerators",
@@ -191,20 +190,4 @@ __all__ = [
     "add_carbon", "embodied_carbon_kg", "operational_carbon_kg",
 ]
 
-
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:  # a submodule not imported yet (``archsim.sim.soc.engine``) loads too
-        try:
-            return import_module(f".{name}", __name__)
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
