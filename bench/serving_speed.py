@@ -46,7 +46,7 @@ def main() -> None:
             c0 = time.process_time()
             res = simulate(dep, reqs, make_policy(name), seed=0)
             cpu = time.process_time() - c0
-            print(f"{label:>14} {res.policy:>16} {args.requests:9d} {cpu:7.2f} "
+            print(f"{label:>14} {name:>16} {args.requests:9d} {cpu:7.2f} "
                   f"{args.requests / cpu:12.0f} {goal:7.2f} {cpu / goal:9.2f} "
                   f"{res.metrics.iterations:11d}", flush=True)
     print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
