@@ -257,6 +257,8 @@ class PagedBlockManager(MemoryManager):
         self._need: np.ndarray | None = np.zeros(0, np.int64)
         self._need_sum = 0
         self._batch = RunningBatch()
+        # (k, batch size, blocks per row, their sum) of the run limit_run last allowed
+        self._run: tuple[int, int, np.ndarray, int] | None = None
         self._prompt = table.field("prompt")
         self._generated = table.field("generated")
         self._swapped = table.field("swapped")
@@ -274,7 +276,8 @@ class PagedBlockManager(MemoryManager):
         return self.reserved * self.block_tokens
 
     def _blocks(self, tokens: np.ndarray) -> np.ndarray:
-        return -(-tokens // self.block_tokens)
+        # ceil(tokens / block_tokens) of non-negative integers, in two array operations
+        return (tokens + (self.block_tokens - 1)) // self.block_tokens
 
     def sizes_of(self, ids: np.ndarray) -> np.ndarray:
         return self._blocks(self._prompt[ids] + self._generated[ids])
@@ -285,6 +288,7 @@ class PagedBlockManager(MemoryManager):
 
     def make_room(self, batch: RunningBatch) -> tuple[Rows, float]:
         self._batch = batch
+        self._run = None
         if batch.size == 0:
             self._need, self._need_sum = np.zeros(0, np.int64), 0
             return _NO_ROWS, 0.0
@@ -350,8 +354,11 @@ class PagedBlockManager(MemoryManager):
         # the longest run whose block growth the free pool covers
         free = self.capacity_blocks - self.reserved
         ctx, held = batch.context, batch.blocks
-        if int(_sum(np.maximum(self._blocks(ctx + (k - 1)) - held, 0))) <= free:
-            return k  # the usual case: the pool covers the whole run
+        inc = np.maximum(self._blocks(ctx + (k - 1)) - held, 0)
+        inc_sum = int(_sum(inc))
+        if inc_sum <= free:  # the usual case: the pool covers the whole run
+            self._run = (k, batch.size, inc, inc_sum)  # grow() of the same run reuses it
+            return k
         lo, hi = 1, k - 1
         while lo < hi:
             mid = (lo + hi + 1) // 2
@@ -366,9 +373,15 @@ class PagedBlockManager(MemoryManager):
 
     def grow(self, batch: RunningBatch, k: int, iteration: int) -> None:
         held = batch.blocks
-        grown = np.maximum(self._blocks(batch.context + (k - 1)), held)
-        self.reserved += int(_sum(grown - held))
-        held[:] = grown
+        run, self._run = self._run, None
+        if run is not None and run[0] == k and run[1] == batch.size:
+            _, _, inc, inc_sum = run  # limit_run priced this very run: blocks to add per row
+            held += inc
+            self.reserved += inc_sum
+        else:
+            grown = np.maximum(self._blocks(batch.context + (k - 1)), held)
+            self.reserved += int(_sum(grown - held))
+            held[:] = grown
         if self.reserved > self.capacity_blocks:
             raise SimulationError("KV-cache blocks exceed capacity", signal="kv_cache",
                                   cycle=iteration, expected=self.capacity_blocks,
