@@ -2,7 +2,7 @@
 
 Layers (module-level imports go downwards only)::
 
-    root (errors, outputs, cache, operators, loading, fields, __init__)  <-  dsl  <-  hw
+    root (errors, outputs, cache, operators, loading, fields, lazy, __init__)  <-  dsl  <-  hw
         <-  compilers  <-  sim
 
 ``soc_configs`` holds data only: it imports nothing from the package and anything may import
@@ -43,7 +43,7 @@ SKIP_DIRS = frozenset({"tests", "bench", "build", "dist", ".git", ".ci", "venv",
                        "__pycache__"})
 
 #: Root files of the ground floor.
-ROOT_MODULES = frozenset({"errors", "outputs", "cache", "operators", "loading", "fields"})
+ROOT_MODULES = frozenset({"errors", "outputs", "cache", "operators", "loading", "fields", "lazy"})
 #: Layer number of each top-level subpackage (higher may import lower).
 LAYERS = {"dsl": 1, "hw": 2, "compilers": 3, "sim": 4}
 LAYER_NAMES = {0: "root", **{v: k for k, v in LAYERS.items()}}

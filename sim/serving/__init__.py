@@ -10,34 +10,74 @@ Typical use::
     print(result.metrics.throughput_tokens_per_s)
 """
 
-from .config import BatchShape, CalibrationTable, CostModel, Deployment
-from .engine import simulate
-from .metrics import SLO, ServingMetrics, ServingResult, Timeline, compute_metrics
-from .policies import (
-    POLICY_NAMES,
-    MemoryPolicy,
-    OraclePolicy,
-    PagedPolicy,
-    S3Policy,
-    WorstCasePolicy,
-    make_policy,
-)
-from .predictor import (
-    Buckets,
-    ClassifierPredictor,
-    ConfusionPredictor,
-    ExactPredictor,
-    LengthPredictor,
-)
-from .requests import (
-    DATASETS,
-    LengthDistribution,
-    RequestSet,
-    bursty_arrivals,
-    generate_requests,
-    load_trace,
-    poisson_arrivals,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .config import BatchShape, CalibrationTable, CostModel, Deployment
+    from .engine import simulate
+    from .metrics import SLO, ServingMetrics, ServingResult, Timeline, compute_metrics
+    from .policies import (
+        POLICY_NAMES,
+        MemoryPolicy,
+        OraclePolicy,
+        PagedPolicy,
+        S3Policy,
+        WorstCasePolicy,
+        make_policy,
+    )
+    from .predictor import (
+        Buckets,
+        ClassifierPredictor,
+        ConfusionPredictor,
+        ExactPredictor,
+        LengthPredictor,
+    )
+    from .requests import (
+        DATASETS,
+        LengthDistribution,
+        RequestSet,
+        bursty_arrivals,
+        generate_requests,
+        load_trace,
+        poisson_arrivals,
+    )
+
+#: Each public name and its submodule, imported on first use (see :mod:`archsim.lazy`).
+_EXPORTS = {
+    "BatchShape": ".config",
+    "CalibrationTable": ".config",
+    "CostModel": ".config",
+    "Deployment": ".config",
+    "simulate": ".engine",
+    "SLO": ".metrics",
+    "ServingMetrics": ".metrics",
+    "ServingResult": ".metrics",
+    "Timeline": ".metrics",
+    "compute_metrics": ".metrics",
+    "POLICY_NAMES": ".policies",
+    "MemoryPolicy": ".policies",
+    "OraclePolicy": ".policies",
+    "PagedPolicy": ".policies",
+    "S3Policy": ".policies",
+    "WorstCasePolicy": ".policies",
+    "make_policy": ".policies",
+    "Buckets": ".predictor",
+    "ClassifierPredictor": ".predictor",
+    "ConfusionPredictor": ".predictor",
+    "ExactPredictor": ".predictor",
+    "LengthPredictor": ".predictor",
+    "DATASETS": ".requests",
+    "LengthDistribution": ".requests",
+    "RequestSet": ".requests",
+    "bursty_arrivals": ".requests",
+    "generate_requests": ".requests",
+    "load_trace": ".requests",
+    "poisson_arrivals": ".requests",
+}
 
 __all__ = [
     "BatchShape", "CalibrationTable", "CostModel", "Deployment", "simulate",
@@ -47,3 +87,5 @@ __all__ = [
     "LengthPredictor", "DATASETS", "LengthDistribution", "RequestSet", "bursty_arrivals",
     "generate_requests", "load_trace", "poisson_arrivals",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -20,6 +20,7 @@ and its :class:`~archsim.sim.serving.memory.MemoryManager`.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
 
 import numpy as np
@@ -41,8 +42,7 @@ __all__ = ["simulate"]
 _sum, _min = np.add.reduce, np.minimum.reduce
 _any, _all = np.logical_or.reduce, np.logical_and.reduce
 
-#: Decode steps priced before the first check for an arrival that ends the run (doubling).
-_FIRST_CHUNK = 8
+_INF = float("inf")
 
 
 def _positive_int(value: object, field: str, *, optional: bool = True) -> None:
@@ -195,44 +195,35 @@ class _Engine:
         r = float(self.batch.size)
         lat_fn = self.cost.iteration_latency_s
         t0 = self.t
-        if k == 1:
-            ends = np.array([t0 + lat_fn(r, r, float(ctx_run_sum), float(ctx_run_sum))])
-            a = self._admissible_arrival_s(float(ends[-1]))
-            if a is not None:
-                k = min(k, int(ends.searchsorted(a, side="left")) + 1)
-        else:
-            # priced in growing chunks, stopping at the chunk where an arrival that could
-            # be admitted comes in (it ends the run there): the same latencies, cumulative
-            # sums and cut as pricing all k at once, without pricing the steps past the cut
-            chunks: list[np.ndarray] = []
-            step = k if self._arrival_cut_impossible() else _FIRST_CHUNK
-            done, total = 0, 0.0
-            a = None
-            while done < k and a is None:
-                m = min(step, k - done)
-                ctxs = ctx_run_sum + r * np.arange(done, done + m, dtype=float)
-                lat = np.asarray(lat_fn(r, r, ctxs, ctxs))
-                # np.cumsum accumulates left to right: carrying the running total in
-                # front continues the one-shot cumulative sum exactly
-                cum = (lat if done == 0 else np.concatenate(([total], lat))).cumsum()
-                cum = cum if done == 0 else cum[1:]
-                chunks.append(t0 + cum)
-                done += m
-                total = float(cum[-1])
-                a = self._admissible_arrival_s(float(chunks[-1][-1]))
-                step *= 2
-            ends = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-            if a is not None:
-                k = min(k, int(ends.searchsorted(a, side="left")) + 1)
-        self.t = float(ends[k - 1])
+        n = len(self.table)
+        arr = self._arrival
+        # Priced step by step with plain floats (each step's attention shape is new, so the
+        # cost model prices every step anyway; a vectorized call only added its set-up).
+        # The running sum is np.cumsum's, left to right, so the end times are the same.
+        # An arrival that could be admitted ends the run at the first step ending at or
+        # after it; arrivals are only looked at once a step ends past the next one.
+        nxt = self._next_arrival
+        watch = float(arr[nxt]) if nxt < n and self.batch_cap > self.batch.size else _INF
+        ends: list[float] = []
+        total = 0.0
+        a = None
+        for j in range(k):
+            c = ctx_run_sum + r * j
+            total += lat_fn(r, r, c, c)
+            end = t0 + total
+            ends.append(end)
+            if end > watch:
+                a = self._admissible_arrival_s(end)
+                if a is not None:
+                    k = bisect_left(ends, a) + 1
+                    break
+                j_end = int(arr.searchsorted(end, side="left"))
+                watch = float(arr[j_end]) if j_end < n else _INF
+        self.t = ends[k - 1]
         self.iterations += k
         self.memory.grow(self.batch, k, self.iterations)
         b.advance(k)
         return k >= k_left
-
-    def _arrival_cut_impossible(self) -> bool:
-        """No arrival can end the coming run (none left, or no batch slot free)."""
-        return self._next_arrival >= len(self.table) or self.batch_cap - self.batch.size <= 0
 
     def _admissible_arrival_s(self, end_s: float) -> float | None:
         """Arrival time of the first request arriving before ``end_s`` that could be admitted.

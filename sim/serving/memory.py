@@ -253,8 +253,12 @@ class PagedBlockManager(MemoryManager):
         self.capacity_blocks = kv.capacity_tokens // block_tokens
         self.watermark_blocks = int(watermark * self.capacity_blocks)
         self.reserved = 0  # blocks in use
-        self._need = np.zeros(0, np.int64)  # blocks each running row needs for its next step
+        # blocks each running row needs for its next step (None: not worked out yet)
+        self._need: np.ndarray | None = np.zeros(0, np.int64)
         self._need_sum = 0
+        self._batch = RunningBatch()
+        # (k, batch size, blocks per row, their sum) of the run limit_run last allowed
+        self._run: tuple[int, int, np.ndarray, int] | None = None
         self._prompt = table.field("prompt")
         self._generated = table.field("generated")
         self._swapped = table.field("swapped")
@@ -272,7 +276,8 @@ class PagedBlockManager(MemoryManager):
         return self.reserved * self.block_tokens
 
     def _blocks(self, tokens: np.ndarray) -> np.ndarray:
-        return -(-tokens // self.block_tokens)
+        # ceil(tokens / block_tokens) of non-negative integers, in two array operations
+        return (tokens + (self.block_tokens - 1)) // self.block_tokens
 
     def sizes_of(self, ids: np.ndarray) -> np.ndarray:
         return self._blocks(self._prompt[ids] + self._generated[ids])
@@ -282,13 +287,20 @@ class PagedBlockManager(MemoryManager):
             / self.kv.host_bw_bytes_per_s
 
     def make_room(self, batch: RunningBatch) -> tuple[Rows, float]:
+        self._batch = batch
+        self._run = None
         if batch.size == 0:
             self._need, self._need_sum = np.zeros(0, np.int64), 0
+            return _NO_ROWS, 0.0
+        free = self.capacity_blocks - self.reserved
+        if batch.size <= free:
+            # a row's blocks hold its cached tokens, so its next step needs at most one more
+            # block: nothing to preempt; what each row needs is worked out if admission asks
+            self._need = None
             return _NO_ROWS, 0.0
         held = batch.blocks
         need = np.maximum(self._blocks(batch.context) - held, 0)
         need_sum = int(_sum(need))
-        free = self.capacity_blocks - self.reserved
         victims = _NO_ROWS
         dt = 0.0
         if need_sum > free:  # preempt the most recently admitted (vLLM)
@@ -306,14 +318,23 @@ class PagedBlockManager(MemoryManager):
         self._need, self._need_sum = need, need_sum
         return victims, dt
 
+    def _next_need(self) -> tuple[np.ndarray, int]:
+        """Blocks each running row needs for its next step, and their sum."""
+        if self._need is None:
+            b = self._batch
+            need = np.maximum(self._blocks(b.context) - b.blocks, 0)
+            self._need, self._need_sum = need, int(_sum(need))
+        return self._need, self._need_sum
+
     def free_for_admission(self) -> float:
-        return self.capacity_blocks - self.reserved - self._need_sum - self.watermark_blocks
+        return self.capacity_blocks - self.reserved - self._next_need()[1] - self.watermark_blocks
 
     def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
-        batch.blocks += self._need
+        need, need_sum = self._next_need()
+        batch.blocks += need
         nb = self._blocks(rows[PROMPT] + rows[GENERATED])
         rows[BLOCKS] = nb
-        self.reserved += self._need_sum + int(_sum(nb))
+        self.reserved += need_sum + int(_sum(nb))
         sw = self._swapped[rows[ID]]
         dt = 0.0
         if _any(sw):  # swap the KV cache back in; no recompute
@@ -333,7 +354,12 @@ class PagedBlockManager(MemoryManager):
         # the longest run whose block growth the free pool covers
         free = self.capacity_blocks - self.reserved
         ctx, held = batch.context, batch.blocks
-        lo, hi = 1, k
+        inc = np.maximum(self._blocks(ctx + (k - 1)) - held, 0)
+        inc_sum = int(_sum(inc))
+        if inc_sum <= free:  # the usual case: the pool covers the whole run
+            self._run = (k, batch.size, inc, inc_sum)  # grow() of the same run reuses it
+            return k
+        lo, hi = 1, k - 1
         while lo < hi:
             mid = (lo + hi + 1) // 2
             if int(_sum(np.maximum(self._blocks(ctx + (mid - 1)) - held, 0))) <= free:
@@ -347,9 +373,15 @@ class PagedBlockManager(MemoryManager):
 
     def grow(self, batch: RunningBatch, k: int, iteration: int) -> None:
         held = batch.blocks
-        grown = np.maximum(self._blocks(batch.context + (k - 1)), held)
-        self.reserved += int(_sum(grown - held))
-        held[:] = grown
+        run, self._run = self._run, None
+        if run is not None and run[0] == k and run[1] == batch.size:
+            _, _, inc, inc_sum = run  # limit_run priced this very run: blocks to add per row
+            held += inc
+            self.reserved += inc_sum
+        else:
+            grown = np.maximum(self._blocks(batch.context + (k - 1)), held)
+            self.reserved += int(_sum(grown - held))
+            held[:] = grown
         if self.reserved > self.capacity_blocks:
             raise SimulationError("KV-cache blocks exceed capacity", signal="kv_cache",
                                   cycle=iteration, expected=self.capacity_blocks,

@@ -95,6 +95,12 @@ class DFFScheduler(Scheduler):
     def admit(self, queue: deque[int], sizes_of: SizesOf, free: float, slots: int,
               window: int) -> np.ndarray:
         m = min(window, len(queue))
+        if m == 1:  # one candidate (the usual case under light load): it fits or not
+            ids = np.array([queue[0]], dtype=np.int64)
+            if slots < 1 or sizes_of(ids)[0] > free:
+                return ids[:0]
+            queue.popleft()
+            return ids
         ids = np.fromiter(islice(queue, m), dtype=np.int64, count=m)
         sizes = sizes_of(ids)
         order = sizes.argsort(kind="stable")

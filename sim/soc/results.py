@@ -9,6 +9,7 @@ accelerator's share is the fraction of time at least one accelerator computes.
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -17,12 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...outputs import save_figure, write_csv, write_json
+from ...outputs import atomic_write_bytes, write_csv, write_json
 from .config import AcceleratorConfig, DescribedAcceleratorConfig, DSLAcceleratorConfig, SoCConfig
 from .energy import EnergyBreakdown, energy_breakdown
 from .events import Server
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from ...compilers.graph import WorkloadGraph
     from .tiling import OperatorPlan
 
@@ -289,10 +292,9 @@ class SocResult:
 
     def plot_gantt(self, path: str | Path, *, max_operators: int | None = None) -> Path:
         """A Gantt chart: one row per resource, bars coloured by category."""
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        # a bare Figure renders with Agg and skips pyplot's import and figure manager
+        from matplotlib.collections import PolyCollection
+        from matplotlib.figure import Figure
         from matplotlib.patches import Patch
 
         rows = sorted({r for r, *_ in self.timeline},
@@ -300,35 +302,46 @@ class SocResult:
         limit = None
         if max_operators is not None and len(self.operators) > max_operators:
             limit = self.operators[max_operators - 1].end_s
-        fig, ax = plt.subplots(figsize=(12, 1.2 + 0.45 * len(rows)))
-        for yi, res in enumerate(rows):
+        # the bars of each (resource, category), in one pass over the timeline, each drawn
+        # as one collection of rectangles built with numpy (Axes.broken_barh converts the
+        # units of every bar one by one: ResNet-50's timeline has ~13k intervals)
+        row_of = {r: yi for yi, r in enumerate(rows)}
+        bars: dict[tuple[int, str], list[tuple[float, float]]] = {}
+        for r, c, _, s, e in self.timeline:
+            if limit is None or s <= limit:
+                bars.setdefault((row_of[r], c), []).append((s * 1e3, e * 1e3))
+        fig = Figure(figsize=(12, 1.2 + 0.45 * len(rows)))
+        ax = fig.subplots()
+        for yi in range(len(rows)):
             for cat in CATEGORIES[:-1]:
-                bars = [(s * 1e3, (e - s) * 1e3) for r, c, _, s, e in self.timeline
-                        if r == res and c == cat and (limit is None or s <= limit)]
-                if bars:
-                    ax.broken_barh(bars, (yi - 0.4, 0.8), facecolors=CATEGORY_COLORS[cat],
-                                   linewidth=0)
+                if (yi, cat) in bars:
+                    se = np.array(bars[yi, cat])
+                    x0, x1 = se[:, 0], se[:, 1]
+                    y0, y1 = np.full_like(x0, yi - 0.4), np.full_like(x0, yi + 0.4)
+                    verts = np.stack([np.stack([x0, y0], 1), np.stack([x0, y1], 1),
+                                      np.stack([x1, y1], 1), np.stack([x1, y0], 1)], 1)
+                    ax.add_collection(PolyCollection(list(verts), facecolors=CATEGORY_COLORS[cat],
+                                                     linewidths=0))
+        ax.autoscale_view()
         ax.set_yticks(range(len(rows)), rows)
         ax.set_xlabel("time (ms)")
         ax.set_title(f"{self.workload} on {self.soc}: {self.latency_s * 1e3:.3f} ms")
         ax.legend(handles=[Patch(color=CATEGORY_COLORS[c], label=c) for c in CATEGORIES[:-1]],
                   loc="upper right", fontsize=8)
         fig.tight_layout()
-        path = save_figure(fig, path)
-        return path
+        return _save_png(fig, path)
 
     def plot_breakdown(self, path: str | Path) -> Path:
         """Overall latency breakdown, energy (and, after ``add_carbon``, carbon) per component
         and per-operator stacked bars."""
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib import colormaps
+        from matplotlib.figure import Figure
 
         carbon = {r["component"]: r["total_kg"] for r in self.carbon_components}
         panels = 4 if carbon else 3
-        fig, axes = plt.subplots(panels, 1, figsize=(12, 9 + 1.5 * (panels - 3)),
-                                 gridspec_kw={"height_ratios": [1] * (panels - 1) + [3]})
+        fig = Figure(figsize=(12, 9 + 1.5 * (panels - 3)))
+        axes = fig.subplots(panels, 1,
+                            gridspec_kw={"height_ratios": [1] * (panels - 1) + [3]})
         ax0, ax_e, ax1 = axes[0], axes[1], axes[-1]
         left = 0.0
         for c in CATEGORIES:
@@ -339,25 +352,35 @@ class SocResult:
         ax0.set_yticks([])
         ax0.set_xlabel("end-to-end latency (ms)")
         ax0.legend(ncol=5, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 1.45))
-        cmap = plt.get_cmap("tab10")
+        cmap = colormaps["tab10"]
         names = list(self.energy.components_j()) + (["packaging"] if carbon else [])
         colors = {k: cmap(i % 10) for i, k in enumerate(names)}
         _stacked_bar(ax_e, self.energy.components_j(), 1e3, colors, "energy (mJ)")
         if carbon:
             _stacked_bar(axes[2], carbon, 1e6, colors,
                          "carbon per inference (mg CO2e, operational + embodied share)")
-        x = np.arange(len(self.operators))
-        bottom = np.zeros(len(x))
+        # one filled step outline per category (the same picture as a width-1 bar per
+        # operator, without a patch per bar: ResNet-50 has hundreds of operators)
+        edges = np.arange(len(self.operators) + 1) - 0.5
+        bottom = np.zeros(len(self.operators))
         for c in CATEGORIES:
             vals = np.array([o.breakdown_s[c] * 1e3 for o in self.operators])
-            ax1.bar(x, vals, bottom=bottom, color=CATEGORY_COLORS[c], width=1.0)
+            if len(vals):
+                ax1.stairs(bottom + vals, edges, baseline=bottom.copy(), fill=True,
+                           color=CATEGORY_COLORS[c], linewidth=0)
             bottom += vals
         ax1.set_xlabel("operator (topological order)")
         ax1.set_ylabel("latency (ms)")
         ax1.set_title(f"{self.workload} on {self.soc} ({self.accelerators} accelerator(s))")
         fig.tight_layout()
-        path = save_figure(fig, path)
-        return path
+        return _save_png(fig, path)
+
+
+def _save_png(fig: Figure, path: str | Path) -> Path:
+    """``fig`` as a PNG at ``path``, written atomically (as :func:`save_figure`, without pyplot)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
+    return atomic_write_bytes(path, buf.getvalue())
 
 
 def _stacked_bar(ax: Any, parts: dict[str, float], scale: float, colors: dict[str, Any],
