@@ -17,6 +17,7 @@ Engines report progress through a :data:`~archsim.loading.ProgressCallback` and 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
@@ -26,7 +27,7 @@ from types import ModuleType
 from ...errors import ConfigError
 from ...loading import ProgressCallback, import_file, load_object
 
-__all__ = ["choices", "choice_parser", "progress_bar", "import_target"]
+__all__ = ["choices", "choice_parser", "progress_bar", "import_target", "check_number"]
 
 
 def import_target(target: str, *, field: str, what: str) -> tuple[ModuleType, str]:
@@ -48,6 +49,28 @@ def import_target(target: str, *, field: str, what: str) -> tuple[ModuleType, st
     if not isinstance(loaded, ModuleType):
         raise ConfigError(f"{source!r} is not a module", field=field)
     return loaded, name
+
+
+def check_number(value: float | None, *, option: str, low: float | None = None,
+                 high: float | None = None, low_open: bool = False) -> None:
+    """Reject a float option that is not finite or lies outside ``[low, high]``.
+
+    ``low_open`` makes the lower bound exclusive (``> low``). ``None`` (an option left
+    unset) passes. Typer's ranges cannot do this: ``nan`` compares false with every bound
+    and so passes any range, and ``inf`` passes an open one.
+    """
+    if value is None:
+        return
+    low_ok = low is None or (value > low if low_open else value >= low)
+    if math.isfinite(value) and low_ok and (high is None or value <= high):
+        return
+    bounds = []
+    if low is not None:
+        bounds.append(f"{'>' if low_open else '>='} {low:g}")
+    if high is not None:
+        bounds.append(f"<= {high:g}")
+    wanted = "a finite number" + (f" {' and '.join(bounds)}" if bounds else "")
+    raise ConfigError(f"must be {wanted}, not {value!r}", field=option)
 
 
 def choices(name: str, values: Iterable[str]) -> type[StrEnum]:

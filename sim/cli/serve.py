@@ -12,9 +12,16 @@ from ...compilers.graph.transformer import TRANSFORMER_PRESETS
 from ...hw.models.gpu import GPU_SPECS
 from ..serving.policies import POLICY_NAMES
 from ..serving.requests import DATASETS
-from .common import choices
+from .common import check_number, choices
 
-__all__ = ["register", "GPUName", "PolicyName", "DatasetName", "ArrivalProcess"]
+__all__ = ["register", "GPUName", "PolicyName", "DatasetName", "ArrivalProcess",
+           "MAX_REQUESTS", "MAX_RATE_PER_S"]
+
+#: Requests one run may simulate: the engine holds per-request arrays in memory, and 10M
+#: requests already take about 10 minutes of CPU (100k take ~5 s, bench/serving_speed.py).
+MAX_REQUESTS = 10_000_000
+#: Arrival rates above this are not a serving load but an offline batch (use --offline).
+MAX_RATE_PER_S = 1e6
 
 # Choices built from the data, so a new GPU, policy or data set shows up here by itself.
 if TYPE_CHECKING:  # members of these StrEnums are str (see .common)
@@ -44,7 +51,8 @@ def register(app: typer.Typer) -> None:
         gpu: Annotated[GPUName, typer.Option(help="GPU datasheet.")] = GPUName("a100-80gb"),
         policy: Annotated[PolicyName, typer.Option(help="Scheduling and KV-cache policy.")] = PolicyName("s3"),
         rate: Annotated[float, typer.Option(help="Mean arrival rate (requests/s).")] = 5.0,
-        requests: Annotated[int, typer.Option(help="Number of requests to simulate.")] = 10000,
+        requests: Annotated[int, typer.Option(
+            min=1, max=MAX_REQUESTS, help="Number of requests to simulate.")] = 10000,
         tp: Annotated[int, typer.Option(help="Tensor-parallel GPUs.")] = 1,
         seed: Annotated[int, typer.Option(help="Seed for arrivals, lengths and the predictor.")] = 0,
         out: Annotated[Path | None, typer.Option("--out", "-o",
@@ -58,8 +66,10 @@ def register(app: typer.Typer) -> None:
         offline: Annotated[bool, typer.Option(
             help="All requests arrive at t=0 (ignores --rate).")] = False,
         predictor_accuracy: Annotated[float, typer.Option(help="S3 predictor accuracy.")] = 0.986,
-        buckets: Annotated[int, typer.Option(help="S3 predictor length buckets.")] = 10,
-        block_tokens: Annotated[int, typer.Option(help="Paged KV block size (tokens).")] = 16,
+        buckets: Annotated[int, typer.Option(
+            min=1, max=4096, help="S3 predictor length buckets.")] = 10,
+        block_tokens: Annotated[int, typer.Option(
+            min=1, max=65536, help="Paged KV block size (tokens).")] = 16,
         dtype: Annotated[str, typer.Option(help="Weight/KV data type.")] = "fp16",
         max_batch_size: Annotated[int | None, typer.Option(
             help="Cap on running sequences.")] = None,
@@ -74,7 +84,8 @@ def register(app: typer.Typer) -> None:
         slo_ttft_s: Annotated[float, typer.Option(help="SLO on time to first token (s).")] = 1.0,
         slo_tbt_s: Annotated[float, typer.Option(
             help="SLO on mean time between tokens (s).")] = 0.1,
-        window: Annotated[int, typer.Option(help="Queued requests the scheduler considers.")] = 256,
+        window: Annotated[int, typer.Option(
+            min=1, max=MAX_REQUESTS, help="Queued requests the scheduler considers.")] = 256,
         progress: Annotated[bool | None, typer.Option(
             help="Progress bar (default: when interactive).")] = None,
     ) -> None:
@@ -98,6 +109,16 @@ def register(app: typer.Typer) -> None:
         )
 
         get_transformer(model).check_tp(tp, field="--tp")  # named as the user typed it
+        for option, value, low, high, low_open in (
+                ("--rate", rate, 0.0, MAX_RATE_PER_S, True),
+                ("--burst-cv", burst_cv, 0.0, 100.0, True),
+                ("--predictor-accuracy", predictor_accuracy, 0.0, 1.0, False),
+                ("--compute-efficiency", compute_efficiency, 0.0, 1.0, True),
+                ("--memory-efficiency", memory_efficiency, 0.0, 1.0, True),
+                ("--overhead-ms", overhead_ms, 0.0, 1e6, False),
+                ("--slo-ttft-s", slo_ttft_s, 0.0, None, True),
+                ("--slo-tbt-s", slo_tbt_s, 0.0, None, True)):
+            check_number(value, option=option, low=low, high=high, low_open=low_open)
         console = Console()
         if out is not None:
             check_output_dir(out, field="--out")

@@ -10,9 +10,16 @@ from typing import TYPE_CHECKING, Annotated, TypeAlias
 
 import typer
 
-from .common import choices
+from .common import check_number, choices
 
-__all__ = ["register"]
+__all__ = ["register", "MAX_GLOBAL_BATCH", "MAX_SEQ_LEN", "MAX_SAMPLES"]
+
+#: Plausible limits of the options (each far above any published run, so none is a real
+#: constraint): 16M sequences per iteration, 1M-token sequences, and 10M Monte Carlo samples
+#: (each sample array is held in memory: 80 MB of float64 at the limit).
+MAX_GLOBAL_BATCH = 2**24
+MAX_SEQ_LEN = 2**20
+MAX_SAMPLES = 10_000_000
 
 
 def _choices() -> tuple[type[StrEnum], type[StrEnum], type[StrEnum], type[StrEnum]]:
@@ -58,20 +65,20 @@ def register(app: typer.Typer) -> None:
             "--gpu", help="GPU datasheet.")] = GPUName("h100"),
         network: Annotated[NetworkName, typer.Option(
             "--network", help="Inter-node network.")] = NetworkName("ib-ndr"),
-        gpus_per_node: Annotated[int, typer.Option("--gpus-per-node", min=1)] = 8,
+        gpus_per_node: Annotated[int, typer.Option("--gpus-per-node", min=1, max=1024)] = 8,
         global_batch: Annotated[int | None, typer.Option(
-            "--global-batch", "-b", min=1,
+            "--global-batch", "-b", min=1, max=MAX_GLOBAL_BATCH,
             help="Sequences (LLM) or samples (DLRM) per iteration; default ~4M tokens / "
                  "65,536 samples.")] = None,
         seq_len: Annotated[int | None, typer.Option(
-            "--seq-len", min=1, help="Tokens per sequence (LLM).")] = None,
+            "--seq-len", min=1, max=MAX_SEQ_LEN, help="Tokens per sequence (LLM).")] = None,
         mode: Annotated[Mode, typer.Option(
             "--mode", help="training, inference (prefill) or decode (LLM).")] = Mode("training"),
         do_search: Annotated[bool, typer.Option("--search",
                                                 help="Search all strategies.")] = False,
         variability: Annotated[bool, typer.Option(
             "--variability", help="PRISM variability of the best strategy.")] = False,
-        samples: Annotated[int, typer.Option("--samples", min=1,
+        samples: Annotated[int, typer.Option("--samples", min=1, max=MAX_SAMPLES,
                                              help="Monte Carlo samples.")] = 10_000,
         kernel_sigma: Annotated[float | None, typer.Option(
             "--kernel-sigma", help="Per-kernel log-sigma (default PRISM study's).")] = None,
@@ -110,6 +117,9 @@ def register(app: typer.Typer) -> None:
         console = Console()
         if out is not None:
             check_output_dir(out, field="--out")
+        for option, sigma in (("--kernel-sigma", kernel_sigma), ("--gpu-sigma", gpu_sigma),
+                              ("--comm-sigma", comm_sigma)):
+            check_number(sigma, option=option, low=0.0, high=5.0)
         d0 = PRISM_DEFAULT
         vm = VariabilityModel(  # validated before the search so bad sigmas fail fast
             kernel_sigma=d0.kernel_sigma if kernel_sigma is None else kernel_sigma,

@@ -238,6 +238,9 @@ class ParameterSpec(BaseModel):
             return
         if self.low is None or self.high is None:
             raise ConfigError("needs 'values' or both 'low' and 'high'", field=field)
+        for key, bound in (("low", self.low), ("high", self.high)):
+            if not math.isfinite(bound):
+                raise ConfigError(f"'{key}' must be a finite number, not {bound}", field=field)
         if self.high < self.low:
             raise ConfigError(f"empty range: high {self.high} < low {self.low}", field=field)
         if self.log and self.low <= 0:
