@@ -19,9 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .affine import LinearForm, combine
 from .ir import Node
 
-__all__ = ["VarRange", "Affine", "affine_index", "index_extremes"]
+__all__ = ["VarRange", "affine_index", "extremes", "index_extremes"]
 
 
 @dataclass(frozen=True)
@@ -33,80 +34,45 @@ class VarRange:
     last: int
 
 
-@dataclass(frozen=True)
-class Affine:
-    """``const + sum(coef * var)`` over loop variables with known ranges."""
-
-    const: int
-    terms: tuple[tuple[VarRange, int], ...]
-
-    @property
-    def extremes(self) -> tuple[int, int]:
-        """Exact smallest and largest value over the (rectangular) iteration space."""
-        lo = hi = self.const
-        for var, c in self.terms:
-            a, b = c * var.first, c * var.last
-            lo += min(a, b)
-            hi += max(a, b)
-        return lo, hi
-
-    def _combine(self, other: Affine, sign: int) -> Affine:
-        coefs: dict[VarRange, int] = dict(self.terms)
-        for var, c in other.terms:
-            coefs[var] = coefs.get(var, 0) + sign * c
-        return Affine(self.const + sign * other.const,
-                      tuple((v, c) for v, c in coefs.items() if c))
-
-    def scaled(self, k: int) -> Affine:
-        return Affine(self.const * k, tuple((v, c * k) for v, c in self.terms if c * k))
-
-
 #: Looks up an ``ivar``/``var`` source node: its loop variable's range, or None when the node
 #: is not a loop variable with compile-time bounds.
 RangeOf = Callable[[Node], VarRange | None]
 
 
-def affine_index(n: Node, range_of: RangeOf) -> Affine | None:
-    """``n`` as an :class:`Affine` form, or None when it is not one (see the module)."""
+def affine_index(n: Node, range_of: RangeOf) -> LinearForm | None:
+    """``n`` as a :class:`~.affine.LinearForm` over :class:`VarRange` symbols, or None when
+    it is not one (see the module)."""
     if n.type is None or n.vtype.frac:
         return None
-    form = _affine(n, range_of)
+    if n.kind in ("ivar", "var"):
+        var = range_of(n)
+        form = None if var is None else LinearForm.symbol(var)
+    elif n.kind == "cast":
+        form = affine_index(n.args[0], range_of)  # None if the operand's value may not fit
+    else:
+        form = combine(n, lambda m: affine_index(m, range_of))
     if form is None:
         return None
-    lo, hi = form.extremes
+    lo, hi = extremes(form)
     # The exact value must fit the node's type, or the hardware wraps it and the form lies.
     if lo < n.vtype.min_raw or hi > n.vtype.max_raw:
         return None
     return form
 
 
-def _affine(n: Node, range_of: RangeOf) -> Affine | None:
-    if n.kind == "const":
-        return Affine(int(n.attrs["value"].raw), ())
-    if n.kind in ("ivar", "var"):
-        var = range_of(n)
-        return None if var is None else Affine(0, ((var, 1),))
-    if n.kind == "cast":
-        return affine_index(n.args[0], range_of)  # None if the operand's value may not fit
-    args = [affine_index(a, range_of) for a in n.args]
-    if n.kind == "neg" and args[0] is not None:
-        return args[0].scaled(-1)
-    if n.kind in ("add", "sub") and args[0] is not None and args[1] is not None:
-        return args[0]._combine(args[1], 1 if n.kind == "add" else -1)
-    if n.kind == "mul":
-        a, b = args
-        if a is not None and b is not None:
-            if not b.terms:
-                return a.scaled(b.const)
-            if not a.terms:
-                return b.scaled(a.const)
-        return None
-    if n.kind == "shl" and args[0] is not None and n.attrs.get("amount") is not None:
-        return args[0].scaled(1 << int(n.attrs["amount"]))
-    return None
+def extremes(form: LinearForm) -> tuple[int, int]:
+    """Exact smallest and largest value of ``form`` over the (rectangular) iteration space
+    of its :class:`VarRange` symbols."""
+    lo = hi = form.const
+    for var, c in form.terms:
+        assert isinstance(var, VarRange)
+        a, b = c * var.first, c * var.last
+        lo += min(a, b)
+        hi += max(a, b)
+    return lo, hi
 
 
 def index_extremes(n: Node, range_of: RangeOf) -> tuple[int, int] | None:
     """Exact ``(min, max)`` of the index ``n`` over its loops, or None when unknown."""
     form = affine_index(n, range_of)
-    return None if form is None else form.extremes
+    return None if form is None else extremes(form)

@@ -26,133 +26,66 @@ count, and one that wraps makes the address non-affine.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from types import MappingProxyType
 
+from .affine import LinearForm, combine
 from .ir import Node, Region
 
-__all__ = ["Affine", "Dependence", "affine_address", "dependence"]
+__all__ = ["ITERATION", "Dependence", "affine_address", "dependence"]
 
 
-@dataclass(frozen=True)
-class Affine:
-    """``coeff * n + const + sum(symbols[s] * s)``: an address in the iteration number ``n``.
-
-    ``symbols`` maps a loop-invariant name (``"var:i"``, ``"arg:n"``) to its coefficient
-    (zero coefficients are dropped).
-    """
-
-    coeff: int
-    const: int
-    symbols: Mapping[str, int]
-
-    def scaled(self, k: int) -> Affine:
-        """``k`` times this address."""
-        return _mk(self.coeff * k, self.const * k, {s: c * k for s, c in self.symbols.items()})
-
-    def plus(self, other: Affine, sign: int = 1) -> Affine:
-        """This address plus (``sign = 1``) or minus (``-1``) ``other``."""
-        syms = dict(self.symbols)
-        for s, c in other.symbols.items():
-            syms[s] = syms.get(s, 0) + sign * c
-        return _mk(self.coeff + sign * other.coeff, self.const + sign * other.const, syms)
-
-    def divisible(self, k: int) -> bool:
-        """Every coefficient and the constant are multiples of ``k``."""
-        return all(v % k == 0 for v in (self.coeff, self.const, *self.symbols.values()))
+#: The symbol of the iteration number ``n`` in an address's form.
+ITERATION = "iteration"
 
 
-def _mk(coeff: int, const: int, syms: Mapping[str, int]) -> Affine:
-    return Affine(coeff, const, MappingProxyType({s: c for s, c in sorted(syms.items()) if c}))
-
-
-def _const_of(n: Node) -> int | None:
-    return int(n.attrs["value"].raw) if n.kind == "const" else None
-
-
-def affine_address(n: Node, region: Region) -> Affine | None:
-    """The affine form of address node ``n`` in region ``region``'s iteration number, or
-    None when it is not affine (e.g. it depends on a loaded value)."""
+def affine_address(n: Node, region: Region) -> LinearForm | None:
+    """The affine form of address node ``n`` in region ``region``: the iteration number is
+    the symbol :data:`ITERATION`, loop-invariant registers and arguments are symbols
+    ``"var:NAME"`` / ``"arg:NAME"`` / ``"start:..."``; None when it is not affine (e.g. it
+    depends on a loaded value)."""
     written = {m.attrs["var"] for m in region.nodes if m.kind == "setvar"}
-    memo: dict[int, Affine | None] = {}
+    memo: dict[int, LinearForm | None] = {}
 
-    def walk(m: Node) -> Affine | None:
-        if id(m) in memo:
-            return memo[id(m)]
-        memo[id(m)] = out = _affine(m, region, written, walk)
-        return out
+    def walk(m: Node) -> LinearForm | None:
+        if id(m) not in memo:
+            memo[id(m)] = _affine(m, region, written, walk)
+        return memo[id(m)]
 
     return walk(n)
 
 
 def _affine(n: Node, region: Region, written: set[str],
-            walk: Callable[[Node], Affine | None]) -> Affine | None:
+            walk: Callable[[Node], LinearForm | None]) -> LinearForm | None:
     k = n.kind
-    if k == "const":
-        if n.vtype.frac:
-            return None
-        return _mk(0, int(n.attrs["value"].raw), {})
     if k == "arg":
-        return _mk(0, 0, {f"arg:{n.attrs['arg']}": 1})
+        return LinearForm.symbol(f"arg:{n.attrs['arg']}")
     if k == "var":
         if n.attrs["var"] in written:
             return None  # changes from one iteration to the next
-        return _mk(0, 0, {f"var:{n.attrs['var']}": 1})
+        return LinearForm.symbol(f"var:{n.attrs['var']}")
     if k == "ivar":
         # the loop variable is start + step * n
         start = region.start
         if start is None:
             return None
-        base = _mk(0, int(start.evaluate({})), {}) if start.is_const else \
-            _mk(0, 0, {f"start:{start}": 1})
-        return base.plus(_mk(region.step, 0, {}))
+        base = LinearForm.constant(int(start.evaluate({}))) if start.is_const else \
+            LinearForm.symbol(f"start:{start}")
+        return base.plus(LinearForm.symbol(ITERATION, region.step))
     if k == "cast":
         if n.vtype.frac or n.args[0].vtype.frac:
             return None
         a = walk(n.args[0])
-        if a is None or a.symbols:
+        if a is None or set(a.coefficients()) - {ITERATION}:
             return a  # an index in bounds does not wrap (module docstring)
         # no run-time value in it: check the values fit the cast's type (else it wraps)
         trip = region.static_trip() if region.is_loop else 1
         if trip is None:
             return a
-        ends = (a.const, a.const + a.coeff * max(trip - 1, 0))
+        ends = (a.const, a.const + a.coefficient(ITERATION) * max(trip - 1, 0))
         fits = n.vtype.min_raw <= min(ends) and max(ends) <= n.vtype.max_raw
         return a if fits else None
-    if k in ("add", "sub"):
-        x, y = walk(n.args[0]), walk(n.args[1])
-        if x is None or y is None:
-            return None
-        return x.plus(y, 1 if k == "add" else -1)
-    if k == "neg":
-        x = walk(n.args[0])
-        return None if x is None else x.scaled(-1)
-    if k == "mul":
-        c0, c1 = _const_of(n.args[0]), _const_of(n.args[1])
-        if c1 is not None:
-            x = walk(n.args[0])
-            return None if x is None else x.scaled(c1)
-        if c0 is not None:
-            x = walk(n.args[1])
-            return None if x is None else x.scaled(c0)
-        return None
-    if k in ("shl", "shr"):
-        amt = n.attrs.get("amount")
-        if amt is None:
-            amt = _const_of(n.args[1])
-        if amt is None:
-            return None
-        x = walk(n.args[0])
-        if x is None:
-            return None
-        if k == "shl":
-            return x.scaled(1 << amt)
-        if not x.divisible(1 << amt):
-            return None  # a shift that drops bits is not affine
-        return _mk(x.coeff >> amt, x.const >> amt,
-                   {s: c >> amt for s, c in x.symbols.items()})
-    return None
+    return combine(n, walk)
 
 
 @dataclass(frozen=True)
@@ -201,10 +134,12 @@ def dependence(earlier: Node, later: Node, region: Region) -> Dependence:
     b = affine_address(later.args[0], region)
     if a is None or b is None:
         return Dependence(None, "address not affine in the loop variable: any distance")
-    if dict(a.symbols) != dict(b.symbols):
+    a_symbols, b_symbols = a.coefficients(), b.coefficients()
+    a1, a2 = a_symbols.pop(ITERATION, 0), b_symbols.pop(ITERATION, 0)
+    if a_symbols != b_symbols:
         return Dependence(None, "addresses differ by a run-time value: any distance")
-    # alias iff a.coeff*n1 + a.const == b.coeff*n2 + b.const, with n2 = n1 + d
-    a1, a2, rhs = a.coeff, b.coeff, b.const - a.const
+    # alias iff a1*n1 + a.const == a2*n2 + b.const, with n2 = n1 + d
+    rhs = b.const - a.const
     g = math.gcd(a1, a2)
     if g == 0:
         if rhs != 0:
