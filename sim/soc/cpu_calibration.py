@@ -41,7 +41,7 @@ from .tiling import CPU_KINDS, best_tiling, plan_operator
 
 __all__ = ["TileCopy", "CopyTiming", "LinearFit", "CpuScaling", "NetworkPrep", "tile_copies",
            "graph_copies", "copy_tile", "untile", "time_copies", "fit_copy_cost",
-           "measure_network", "host_cpu_hz", "effective_bandwidth", "CALIBRATED_KINDS"]
+           "measure_network", "network_prep", "host_cpu_hz", "effective_bandwidth", "CALIBRATED_KINDS"]
 
 #: Operator kinds whose tiling copies this module replays.
 CALIBRATED_KINDS: frozenset[str] = frozenset({"conv2d", "matmul", "recurrent", "attention"}) \
@@ -545,9 +545,14 @@ def measure_network(name: str, ops: Iterable[Operator], scratchpads: ScratchpadC
     """Replay and time every tiling copy of a network (:func:`time_copies`) and fit it."""
     timings = time_copies(graph_copies(ops, scratchpads), repeats=repeats, seed=seed,
                           evict_bytes=evict_bytes)
+    return network_prep(name, timings), timings
+
+
+def network_prep(name: str, timings: Sequence[CopyTiming]) -> NetworkPrep:
+    """Summarize a network's copy timings: totals, per-copy quartiles summed, and the fit."""
     nbytes = [t.nbytes for t in timings]
     secs = [t.median_s for t in timings]
     fit = fit_copy_cost(nbytes, secs)
     q25, q75 = np.percentile(np.array([t.runs_s for t in timings]), [25, 75], axis=1)
     return NetworkPrep(name, len(timings), int(sum(nbytes)), float(sum(secs)),
-                       float(q25.sum()), float(q75.sum()), fit), timings
+                       float(q25.sum()), float(q75.sum()), fit)
