@@ -32,7 +32,7 @@ from typing import Any
 from ....compilers.graph import build_workload
 from ....errors import ConfigError
 from ...soc.config import SoCConfig, load_soc_config
-from ...soc.cpu_calibration import CpuScaling, NetworkPrep, measure_network
+from ...soc.cpu_calibration import CpuScaling, NetworkPrep, host_cpu_hz, measure_network
 from ...soc.engine import simulate
 from ...soc.results import CATEGORIES, CATEGORY_COLORS, SocResult
 from .. import Band, Comparison, Direction, Observation, Status, StudyResult
@@ -271,31 +271,40 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
     # The calibration table: shipped, and in the full mode re-measured on this machine.
     calib_rows: list[dict[str, object]] = []
 
-    def calib_row(source: str, p: NetworkPrep) -> dict[str, object]:
+    def calib_row(source: str, p: NetworkPrep, scaling: CpuScaling) -> dict[str, object]:
         return {"source": source, "workload": p.name, "copies": p.copies,
                 "mbytes": p.nbytes / 1e6, "fit_gb_per_s": p.fit.bytes_per_s / 1e9,
                 "fit_gb_per_s_low": p.fit.bytes_per_s_low / 1e9,
                 "fit_gb_per_s_high": p.fit.bytes_per_s_high / 1e9,
                 "fixed_us_per_copy": p.fit.fixed_s * 1e6, "r2": p.fit.r2,
+                "host_ghz": scaling.host_hz / 1e9,
                 "achieved_gb_per_s_host": p.achieved_bytes_per_s / 1e9,
-                "achieved_gb_per_s_target": calib.scaling.bandwidth(p.achieved_bytes_per_s)
-                / 1e9}
+                "achieved_gb_per_s_target": scaling.bandwidth(p.achieved_bytes_per_s) / 1e9}
 
     for w in names:
-        calib_rows.append(calib_row(f"shipped ({calib.date})", calib.networks[w]))
+        calib_rows.append(calib_row(f"shipped ({calib.date})", calib.networks[w],
+                                    calib.scaling))
     if not quick:
         spads = cal_cfg.accelerators[0].scratchpads
+        try:
+            here = CpuScaling(host_hz=host_cpu_hz(), target_hz=calib.scaling.target_hz)
+            clock_note = f"this host's {here.host_hz / 1e9:.4g} GHz scaled to the target"
+        except ConfigError:
+            here = calib.scaling
+            clock_note = "this host's clock unknown: the shipped host's taken"
         for w in names:
             say(f"smaug: re-measuring data preparation of {w}")
             p, _ = measure_network(w, list(graphs[w]), spads, repeats=_REMEASURE_REPEATS,
                                    seed=seed, evict_bytes=_EVICT_BYTES)
-            calib_rows.append(calib_row("re-measured (this run, host clock scaled as "
-                                        "shipped)", p))
+            calib_rows.append(calib_row("re-measured (this run)", p, here))
+            bw_here = here.bandwidth(p.achieved_bytes_per_s)
+            share_here = simulate(_with(cal_cfg, "cpu", data_prep_bytes_per_s_per_thread=bw_here),
+                                  graphs[w]).accelerator_share
             res.observations.append(Observation(
-                metric=f"re-measured data-prep bandwidth, {w}",
-                ours=calib.scaling.bandwidth(p.achieved_bytes_per_s) / 1e9, unit="GB/s",
-                note=f"shipped {calib.prep_bandwidth(w) / 1e9:.3g} GB/s; this machine's "
-                     "clock taken as the shipped host's"))
+                metric=f"re-measured data-prep bandwidth, {w}", ours=bw_here / 1e9,
+                unit="GB/s", note=f"shipped {calib.prep_bandwidth(w) / 1e9:.3g} GB/s; "
+                                  f"{clock_note}; accelerator share with it "
+                                  f"{100 * share_here:.3g}% (shipped {100 * shares[w]:.3g}%)"))
     res.tables["scenarios"] = rows
     res.tables["sensitivity"] = sens
     res.tables["calibration"] = calib_rows
