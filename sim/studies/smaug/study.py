@@ -4,26 +4,47 @@ SMAUG (Xi et al., arXiv:1912.04481 / TACO 2020) found that for single-batch infe
 accelerator is only 25-40% of end-to-end latency, and that SoC-level changes alone -- the
 accelerator's coherent port (ACP) instead of DMA, more accelerators fed round-robin, and
 multithreaded data preparation -- give 1.8-5x speedups. This study runs CNNs and an LSTM on
-``soc_configs/smaug_baseline.toml`` (one SMV, DMA, one data-preparation thread) and on the
+``soc_configs/smaug_calibrated.toml`` (one SMV, DMA, one data-preparation thread) and on the
 same SoC with each change alone and all combined, and prints our numbers next to the
-published ones. The absolute CPU-side costs are assumptions of the configuration file (see its
-comments); the gap to the paper is reported, not tuned away.
+published ones.
+
+The CPU's data-preparation cost is measured, not assumed: ``bench/smaug_data_prep.py``
+replays SMAUG's tiling copies of every operator of each network with numpy on one thread
+(:mod:`archsim.sim.soc.cpu_calibration`) and stores the result in
+``data/cpu_calibration.json``; each network's data preparation runs at its own achieved
+bandwidth (the fitted per-copy cost folded in), scaled by clock from the measuring host to
+SMAUG's simulated CPU (gem5 DerivO3CPU at 2.5 GHz, SMAUG's run scripts) -- a stated model.
+The quick mode reads the shipped calibration; the full mode also re-measures and reports both
+(the comparisons use the shipped one, so both modes give the same statuses). The framework
+cost per operator and per tile and the flush throughput stay assumed (SMAUG's framework is
+C++, which this machine cannot time for SMAUG): their sensitivity is reported, as is the old
+assumed configuration (``soc_configs/smaug_baseline.toml``, 1 GB/s per thread).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ....compilers.graph import build_workload
-from ...soc.config import load_soc_config
+from ....errors import ConfigError
+from ...soc.config import SoCConfig, load_soc_config
+from ...soc.cpu_calibration import CpuScaling, NetworkPrep, host_cpu_hz, measure_network
 from ...soc.engine import simulate
 from ...soc.results import CATEGORIES, CATEGORY_COLORS, SocResult
 from .. import Band, Comparison, Direction, Observation, Status, StudyResult
 
-__all__ = ["SCENARIOS", "run"]
+__all__ = ["SCENARIOS", "Calibration", "load_calibration", "run"]
 
-# The shipped SoC description (archsim/soc_configs/), shared with ``archsim run``.
-_CONFIG = Path(__file__).resolve().parents[3] / "soc_configs" / "smaug_baseline.toml"
+_CONFIGS = Path(__file__).resolve().parents[3] / "soc_configs"
+#: The calibrated SoC (the study's setup) and the old assumed one (a sensitivity case).
+_CALIBRATED = _CONFIGS / "smaug_calibrated.toml"
+_ASSUMED = _CONFIGS / "smaug_baseline.toml"
+#: What bench/smaug_data_prep.py measured (shipped; the quick mode reads only this).
+_CALIBRATION = Path(__file__).resolve().parent / "data" / "cpu_calibration.json"
 
 #: Scenario name -> (accelerators, host-memory policy, data-prep threads); None keeps the
 #: baseline's value.
@@ -42,12 +63,78 @@ _WORKLOADS = {
     "lstm (fathom-seq2seq)": ("fathom-seq2seq", {"batch": 1, "dtype": "fp16"}),
 }
 
+#: Re-measurement in the full mode: passes per copy and the cache-evicting buffer (2x the
+#: 32 MiB L3 of the machine the shipped calibration was measured on).
+_REMEASURE_REPEATS = 3
+_EVICT_BYTES = 64 << 20
 
-def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
+
+@dataclass(frozen=True)
+class Calibration:
+    """The shipped data-preparation calibration: per-network measurements and the scaling."""
+
+    networks: dict[str, NetworkPrep]
+    scaling: CpuScaling
+    bench: str
+    date: str
+    target_source: str
+
+    def prep_bandwidth(self, network: str, *, fixed_cost: bool = True) -> float:
+        """``network``'s data-preparation bandwidth per thread on the target CPU: its
+        achieved bandwidth (per-copy cost folded in), or the fit's slope without it."""
+        try:
+            prep = self.networks[network]
+        except KeyError:
+            raise ConfigError(f"no calibration for network '{network}'", field="network",
+                              allowed=sorted(self.networks)) from None
+        bw = prep.achieved_bytes_per_s if fixed_cost else prep.fit.bytes_per_s
+        return self.scaling.bandwidth(bw)
+
+
+def load_calibration(path: str | Path = _CALIBRATION) -> Calibration:
+    """Read a calibration written by ``bench/smaug_data_prep.py --write``.
+
+    Raises
+    ------
+    ConfigError
+        The file is missing, not JSON, or lacks a field.
+    """
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        nets = {r["name"]: NetworkPrep.from_record(r, file=str(path)) for r in doc["networks"]}
+        scaling = CpuScaling(host_hz=float(doc["host"]["hz"]),
+                             target_hz=float(doc["target"]["hz"]))
+        return Calibration(nets, scaling, str(doc["bench"]), str(doc["date"]),
+                           str(doc["target"]["source"]))
+    except OSError as exc:
+        raise ConfigError(f"cannot read the calibration: {exc.strerror}",
+                          file=str(path)) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"calibration is not JSON: {exc}", file=str(path)) from None
+    except (KeyError, TypeError) as exc:
+        raise ConfigError(f"calibration lacks {exc}", file=str(path)) from None
+
+
+def _with(cfg: SoCConfig, section: str, **values: float) -> SoCConfig:
+    """A copy of ``cfg`` with fields of one section replaced, validated like a file."""
+    data = cfg.model_dump(exclude_unset=True)
+    for acc, given in zip(data["accelerators"], cfg.accelerators, strict=True):
+        acc["kind"] = given.kind  # the union's tag, even where it was a default
+    data.setdefault(section, {}).update(values)
+    return SoCConfig.from_dict(data, file=cfg.file)
+
+
+def _speedup(base: SocResult, other: SocResult) -> float:
+    return base.latency_s / other.latency_s
+
+
+def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
+        progress: Callable[[str], None] | None = None) -> StudyResult:
     """Run the study; writes ``breakdown.png`` and ``speedup.png`` into ``out_dir``.
 
-    ``seed`` is accepted for the common study signature; the simulation is deterministic.
-    ``quick`` drops VGG-16 (the slowest network).
+    ``seed`` seeds the re-measurement's fp16 data (full mode); the simulation is
+    deterministic. ``quick`` reads the shipped calibration only (no re-measurement).
     """
     import matplotlib
 
@@ -57,99 +144,203 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
 
     from ....outputs import save_figure
 
+    say = progress or (lambda _msg: None)
     out_dir = Path(out_dir)
-    base_cfg = load_soc_config(_CONFIG)
-    workloads = {k: v for k, v in _WORKLOADS.items() if not (quick and k == "vgg16")}
+    calib = load_calibration()
+    cal_cfg = load_soc_config(_CALIBRATED)
+    assumed_cfg = load_soc_config(_ASSUMED)
+    fw_op = cal_cfg.cpu.framework_overhead_s_per_op
+    flush = cal_cfg.llc.flush_bytes_per_s
     rows: list[dict[str, object]] = []
+    sens: list[dict[str, Any]] = []
     results: dict[tuple[str, str], SocResult] = {}
-    for wname, (builder, params) in workloads.items():
-        graph = build_workload(builder, **params)
+    graphs = {}
+    for wname, (builder, params) in _WORKLOADS.items():
+        say(f"smaug: {wname}")
+        graph = graphs[wname] = build_workload(builder, **params)
+        bw = calib.prep_bandwidth(wname)
+        net_cfg = _with(cal_cfg, "cpu", data_prep_bytes_per_s_per_thread=bw)
         for sname, (accs, policy, threads) in SCENARIOS.items():
-            cfg = base_cfg.with_changes(accelerators=accs, policy=policy, threads=threads)
+            cfg = net_cfg.with_changes(accelerators=accs, policy=policy, threads=threads)
             r = simulate(cfg, graph)
             results[(wname, sname)] = r
             base = results[(wname, "baseline")]
             rows.append({"workload": wname, "scenario": sname, "accelerators": r.accelerators,
                          "policy": cfg.host_memory.inputs,
                          "prep_threads": cfg.cpu.data_prep_threads,
-                         "latency_ms": r.latency_s * 1e3,
-                         "speedup": base.latency_s / r.latency_s,
+                         "prep_gb_per_s_per_thread": bw / 1e9,
+                         "latency_ms": r.latency_s * 1e3, "speedup": _speedup(base, r),
                          **{f"{c}_share": r.breakdown_fraction[c] for c in CATEGORIES},
                          "energy_mj": r.energy.total_j * 1e3})
+        # Sensitivity of the share and the combined speedup to what is not measured.
+        prep = calib.networks[wname]
+        cases: dict[str, tuple[SoCConfig, str]] = {
+            "calibrated": (net_cfg, "per-network achieved bandwidth (per-copy cost folded)"),
+            "slope only": (_with(cal_cfg, "cpu", data_prep_bytes_per_s_per_thread=calib
+                                 .prep_bandwidth(wname, fixed_cost=False)),
+                           "fit's bandwidth, per-copy cost 0 (numpy's call overhead out)"),
+            "prep q75 time": (_with(cal_cfg, "cpu", data_prep_bytes_per_s_per_thread=calib
+                                    .scaling.bandwidth(prep.nbytes / prep.total_q75_s)),
+                              "per-copy third quartiles summed (slower passes)"),
+            "prep q25 time": (_with(cal_cfg, "cpu", data_prep_bytes_per_s_per_thread=calib
+                                    .scaling.bandwidth(prep.nbytes / prep.total_q25_s)),
+                              "per-copy first quartiles summed (faster passes)"),
+            "framework 10 us/op": (_with(net_cfg, "cpu", framework_overhead_s_per_op=10e-6),
+                                   f"assumed {fw_op * 1e6:.0f} us -> 10 us"),
+            "framework 100 us/op": (_with(net_cfg, "cpu", framework_overhead_s_per_op=100e-6),
+                                    f"assumed {fw_op * 1e6:.0f} us -> 100 us"),
+            "flush 4 GB/s": (_with(net_cfg, "llc", flush_bytes_per_s=4e9),
+                             f"assumed {flush / 1e9:.0f} GB/s -> 4 GB/s"),
+            "flush 16 GB/s": (_with(net_cfg, "llc", flush_bytes_per_s=16e9),
+                              f"assumed {flush / 1e9:.0f} GB/s -> 16 GB/s"),
+            "assumed 1 GB/s (old)": (assumed_cfg, "soc_configs/smaug_baseline.toml"),
+        }
+        for case, (cfg, what) in cases.items():
+            if case == "calibrated":
+                b_res, c_res = results[(wname, "baseline")], results[(wname, "combined")]
+            else:
+                b_res = simulate(cfg, graph)
+                c_res = simulate(cfg.with_changes(accelerators=8, policy="acp", threads=8),
+                                 graph)
+            sens.append({"workload": wname, "case": case, "what": what,
+                         "prep_gb_per_s_per_thread":
+                             cfg.cpu.data_prep_bytes_per_s_per_thread / 1e9,
+                         "accelerator_share": b_res.accelerator_share,
+                         "combined_speedup": _speedup(b_res, c_res)})
 
-    shares = {w: results[(w, "baseline")].accelerator_share for w in workloads}
-    combined = {w: results[(w, "baseline")].latency_s / results[(w, "combined")].latency_s
-                for w in workloads}
+    names = list(_WORKLOADS)
+    shares = {w: results[(w, "baseline")].accelerator_share for w in names}
+    combined = {w: _speedup(results[(w, "baseline")], results[(w, "combined")]) for w in names}
     res = StudyResult(name="smaug", title="SMAUG: end-to-end single-batch DNN inference on an "
                       "SoC (archsim vs published)")
+    share_assumption = (
+        f"data preparation measured ({calib.bench}, {calib.date}: SMAUG's tiling copies "
+        f"replayed with numpy, one thread, scaled by clock to the gem5 O3 CPU at "
+        f"{calib.scaling.target_hz / 1e9:.2g} GHz); framework {fw_op * 1e6:.0f} us/operator + "
+        f"{cal_cfg.cpu.framework_overhead_s_per_tile * 1e6:.0f} us/tile and flush "
+        f"{flush / 1e9:.0f} GB/s assumed (sensitivity table)")
     # SMAUG's 25-40% is the spread over its networks; the +-10% default widens it for reading
     # the figure. The claim's direction: the accelerator is a minority of the latency.
-    share_assumption = ("CPU framework 50 us/operator + 2 us/tile and 1 GB/s data preparation "
-                        "per thread (assumed in smaug_baseline.toml, not from the paper)")
     low_w, high_w = min(shares, key=lambda w: shares[w]), max(shares, key=lambda w: shares[w])
-    res.comparisons += [
-        Comparison(metric="accelerator share of latency, lowest network", published="25-40%",
-                   published_low=25.0, published_high=40.0, ours=100 * shares[low_w], unit="%",
-                   band=Band.around(25.0, 40.0), direction=Direction(below=50.0),
-                   expected=Status.IN_SHAPE, assumption=share_assumption,
-                   note=f"{low_w}; baseline SoC"),
-        # --quick drops VGG-16, the network whose share falls inside the band.
-        Comparison(metric="accelerator share of latency, highest network", published="25-40%",
-                   published_low=25.0, published_high=40.0, ours=100 * shares[high_w],
-                   unit="%", band=Band.around(25.0, 40.0), direction=Direction(below=50.0),
-                   expected=Status.IN_SHAPE if quick else Status.REPRODUCED,
-                   assumption=share_assumption, note=f"{high_w}; baseline SoC"),
+    share_cmp = [
+        ("accelerator share of latency, ResNet-50", "resnet50", Status.REPRODUCED,
+         "resnet50; baseline SoC (a network of SMAUG's evaluation)"),
+        ("accelerator share of latency, lowest network", low_w, Status.IN_SHAPE,
+         f"{low_w}; baseline SoC: DMA transfers of weights dominate"),
+        # VGG-16 (15.5 GMACs at 256 MACs/cycle) is compute-bound on one SMV: the claim's
+        # direction fails there (measured, reported).
+        ("accelerator share of latency, highest network", high_w, Status.NOT_REPRODUCED,
+         f"{high_w}; baseline SoC: compute-bound on one SMV"),
     ]
+    for metric, w, expected, note in share_cmp:
+        res.comparisons.append(Comparison(
+            metric=metric, published="25-40%", published_low=25.0, published_high=40.0,
+            ours=100 * shares[w], unit="%", band=Band.around(25.0, 40.0),
+            direction=Direction(below=50.0), expected=expected, assumption=share_assumption,
+            note=note))
     # 1.8-5x is the spread over SMAUG's networks and SoC changes, widened by the default
     # +-10%; the direction of the claim: the SoC-level changes speed inference up.
     combined_assumption = ("single-buffered accelerators and one shared DRAM/ACP FIFO; "
-                           "8 accelerators fed round-robin, ACP at the DRAM bandwidth")
+                           "8 accelerators fed round-robin, ACP at the DRAM bandwidth; "
+                           "8 prep threads at the calibrated per-thread bandwidth")
     low_c, high_c = min(combined, key=lambda w: combined[w]), max(combined, key=lambda w: combined[w])
-    res.comparisons += [
-        Comparison(metric="SoC-level speedup (ACP + 8 accelerators + 8 prep threads), lowest",
-                   published="1.8-5x", published_low=1.8, published_high=5.0,
-                   ours=combined[low_c], unit="x", band=Band.around(1.8, 5.0),
-                   direction=Direction(above=1.0), expected=Status.REPRODUCED,
-                   assumption=combined_assumption, note=low_c),
-        Comparison(metric="SoC-level speedup (ACP + 8 accelerators + 8 prep threads), highest",
-                   published="1.8-5x", published_low=1.8, published_high=5.0,
-                   ours=combined[high_c], unit="x", band=Band.around(1.8, 5.0),
-                   direction=Direction(above=1.0), expected=Status.IN_SHAPE,
-                   assumption=combined_assumption, note=high_c),
-    ]
-    # SMAUG reports each change's gain per network in figures we have not re-read: ours are
-    # reported, not compared.
+    for tag, w in (("lowest", low_c), ("highest", high_c)):
+        res.comparisons.append(Comparison(
+            metric=f"SoC-level speedup (ACP + 8 accelerators + 8 prep threads), {tag}",
+            published="1.8-5x", published_low=1.8, published_high=5.0, ours=combined[w],
+            unit="x", band=Band.around(1.8, 5.0), direction=Direction(above=1.0),
+            expected=Status.REPRODUCED, assumption=combined_assumption, note=w))
+    for w in names:
+        res.observations.append(Observation(
+            metric=f"accelerator share of latency, {w}", ours=100 * shares[w], unit="%",
+            note=f"data prep {calib.prep_bandwidth(w) / 1e9:.3g} GB/s per thread (measured); "
+                 f"combined speedup {combined[w]:.3g}x"))
     for sname in ("acp", "8 accelerators", "8 prep threads"):
-        sp = [results[(w, "baseline")].latency_s / results[(w, sname)].latency_s
-              for w in workloads]
+        sp = [_speedup(results[(w, "baseline")], results[(w, sname)]) for w in names]
         res.observations.append(Observation(
             metric=f"speedup from {sname} alone (range over networks)", ours=max(sp), unit="x",
             note=f"min {min(sp):.3g}x; part of SMAUG's 1.8-5x"))
+    for case in ("assumed 1 GB/s (old)", "framework 100 us/op", "flush 4 GB/s"):
+        by_w = {r["workload"]: r for r in sens if r["case"] == case}
+        res.observations.append(Observation(
+            metric=f"sensitivity '{case}': ResNet-50 accelerator share",
+            ours=100 * float(by_w["resnet50"]["accelerator_share"]), unit="%",
+            note=", ".join(f"{w} {100 * float(v['accelerator_share']):.3g}%"
+                           for w, v in by_w.items())))
+
+    # The calibration table: shipped, and in the full mode re-measured on this machine.
+    calib_rows: list[dict[str, object]] = []
+
+    def calib_row(source: str, p: NetworkPrep, scaling: CpuScaling) -> dict[str, object]:
+        return {"source": source, "workload": p.name, "copies": p.copies,
+                "mbytes": p.nbytes / 1e6, "fit_gb_per_s": p.fit.bytes_per_s / 1e9,
+                "fit_gb_per_s_low": p.fit.bytes_per_s_low / 1e9,
+                "fit_gb_per_s_high": p.fit.bytes_per_s_high / 1e9,
+                "fixed_us_per_copy": p.fit.fixed_s * 1e6, "r2": p.fit.r2,
+                "host_ghz": scaling.host_hz / 1e9,
+                "achieved_gb_per_s_host": p.achieved_bytes_per_s / 1e9,
+                "achieved_gb_per_s_target": scaling.bandwidth(p.achieved_bytes_per_s) / 1e9}
+
+    for w in names:
+        calib_rows.append(calib_row(f"shipped ({calib.date})", calib.networks[w],
+                                    calib.scaling))
+    if not quick:
+        spads = cal_cfg.accelerators[0].scratchpads
+        try:
+            here = CpuScaling(host_hz=host_cpu_hz(), target_hz=calib.scaling.target_hz)
+            clock_note = f"this host's {here.host_hz / 1e9:.4g} GHz scaled to the target"
+        except ConfigError:
+            here = calib.scaling
+            clock_note = "this host's clock unknown: the shipped host's taken"
+        for w in names:
+            say(f"smaug: re-measuring data preparation of {w}")
+            p, _ = measure_network(w, list(graphs[w]), spads, repeats=_REMEASURE_REPEATS,
+                                   seed=seed, evict_bytes=_EVICT_BYTES)
+            calib_rows.append(calib_row("re-measured (this run)", p, here))
+            bw_here = here.bandwidth(p.achieved_bytes_per_s)
+            share_here = simulate(_with(cal_cfg, "cpu", data_prep_bytes_per_s_per_thread=bw_here),
+                                  graphs[w]).accelerator_share
+            res.observations.append(Observation(
+                metric=f"re-measured data-prep bandwidth, {w}", ours=bw_here / 1e9,
+                unit="GB/s", note=f"shipped {calib.prep_bandwidth(w) / 1e9:.3g} GB/s; "
+                                  f"{clock_note}; accelerator share with it "
+                                  f"{100 * share_here:.3g}% (shipped {100 * shares[w]:.3g}%)"))
     res.tables["scenarios"] = rows
+    res.tables["sensitivity"] = sens
+    res.tables["calibration"] = calib_rows
     res.assumptions += [
-        "SoC: soc_configs/smaug_baseline.toml -- SMV 8 PEs x 32 MACs, three 32K-element fp16 "
-        "scratchpads (from SMAUG); 1 GHz accelerator, 25.6 GB/s DRAM, CPU framework 50 us per "
-        "operator + 2 us per tile, data preparation 1 GB/s per thread, cache flush 8 GB/s + "
-        "1 us per flush: ASSUMED (not from the paper)",
+        f"SoC: soc_configs/smaug_calibrated.toml -- SMV 8 PEs x 32 MACs, three 32K-element "
+        f"fp16 scratchpads (from SMAUG); CPU clock {cal_cfg.cpu.frequency_hz / 1e9:.2g} GHz "
+        f"(SMAUG's gem5 run scripts: {calib.target_source})",
+        "data preparation MEASURED: every input/weight tile copied out of its NHWC/KRSC "
+        "tensor and every output tile back, at archsim's tiles, numpy on one thread, caches "
+        "evicted before each pass, median of passes per copy; each network at its achieved "
+        "bandwidth (a least-squares fit's per-copy cost folded in; the fixed part includes "
+        "Python's call overhead, an upper bound for SMAUG's C++)",
+        f"host-to-target scaling by clock ({calib.scaling.host_hz / 1e9:.4g} GHz -> "
+        f"{calib.scaling.target_hz / 1e9:.2g} GHz, x{calib.scaling.factor:.3f}): a stated "
+        "model that keeps bytes per cycle and ignores core width, vector length, line size "
+        "and memory system differences",
+        f"ASSUMED (not measurable here, not from the paper): CPU framework {fw_op * 1e6:.0f} "
+        f"us per operator + {cal_cfg.cpu.framework_overhead_s_per_tile * 1e6:.0f} us per tile, "
+        f"cache flush {flush / 1e9:.0f} GB/s + {cal_cfg.llc.flush_fixed_s * 1e6:.0f} us per "
+        f"flush, 1 GHz accelerator, {cal_cfg.dram.bandwidth_bytes_per_s / 1e9:.3g} GB/s DRAM "
+        "(sensitivity table for framework and flush)",
+        "networks: ResNet-50, VGG-16, AlexNet (ImageNet) and Fathom's seq2seq LSTM at batch 1, "
+        "fp16 -- archsim's builders, not SMAUG's own model files",
         "SMV runs element-wise, batch-norm and pooling operators on an 8-lane vector unit; "
         "reshapes and embeddings run on the CPU data-preparation threads",
-        "every operator's inputs and weights are tiled by the CPU at run time and outputs "
-        "gathered back (SMAUG's tiled tensors); DMA needs a flush of the loaded bytes and an "
-        "invalidate of the output per tile, ACP needs neither and uses the LLC port at the "
-        "DRAM bandwidth",
-        "operators run one at a time; accelerators are single-buffered (a tile's loads, "
-        "compute and store do not overlap on one accelerator); the DRAM and the ACP port are "
-        "each one FIFO server shared by all accelerators",
-        "the LSTM is Fathom's seq2seq (3-layer LSTM, 256 units) at batch 1; its time steps run "
-        "in sequence, each paying the per-operator framework cost",
+        "DMA needs a flush of the loaded bytes and an invalidate of the output per tile, ACP "
+        "needs neither and uses the LLC port at the DRAM bandwidth",
+        "operators run one at a time; accelerators are single-buffered; the DRAM and the ACP "
+        "port are each one FIFO server shared by all accelerators",
         "latency categories by priority: accelerator compute > data transfer > data prep > "
         "CPU framework; the accelerator share is the time at least one accelerator computes",
-        f"deterministic (seed {seed} unused)",
+        f"simulation deterministic; seed {seed} seeds the re-measurement's data (full mode)",
     ]
 
     # -- plots ------------------------------------------------------------------------------
     colors = CATEGORY_COLORS
-    names = list(workloads)
     scen = list(SCENARIOS)
     fig, axes = plt.subplots(1, len(names), figsize=(4 * len(names), 4.5), sharey=False)
     for ax, w in zip(np.atleast_1d(axes), names, strict=True):
@@ -162,14 +353,14 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
         ax.set_title(w, fontsize=10)
         ax.set_ylabel("latency (ms)")
     np.atleast_1d(axes)[0].legend(fontsize=7)
-    fig.suptitle("SMAUG study: latency breakdown per SoC change")
+    fig.suptitle("SMAUG study: latency breakdown per SoC change (calibrated data prep)")
     fig.tight_layout()
     res.files.append(save_figure(fig, out_dir / "breakdown.png"))
 
     fig, ax = plt.subplots(figsize=(8, 4))
     width = 0.8 / len(names)
     for i, w in enumerate(names):
-        sp = [results[(w, "baseline")].latency_s / results[(w, s)].latency_s for s in scen[1:]]
+        sp = [_speedup(results[(w, "baseline")], results[(w, s)]) for s in scen[1:]]
         ax.bar(np.arange(len(scen) - 1) + i * width, sp, width, label=w)
     ax.axhspan(1.8, 5.0, color="grey", alpha=0.15, label="SMAUG 1.8-5x")
     ax.set_xticks(np.arange(len(scen) - 1) + 0.4 - width / 2, scen[1:])
