@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ArchsimError", "DSLError", "ConfigError", "SimulationError", "ToolchainError",
+__all__ = ["ArchsimWarning", "ArchsimError", "DSLError", "ConfigError", "SimulationError", "ToolchainError",
            "RunFailedError", "OutputError"]
 
 
 class ArchsimError(Exception):
     """Base class of every error archsim raises on purpose."""
+
+
+class ArchsimWarning(UserWarning):
+    """Base class of the warnings archsim gives on purpose (e.g. a corrupt build-cache entry
+    being rebuilt); the CLI prints each as one line ``warning: ...``."""
 
 
 class DSLError(ArchsimError):

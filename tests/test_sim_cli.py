@@ -38,3 +38,21 @@ def test_usage_errors_show_a_message_not_a_traceback(capsys):
     code = cli.main(["serve", "--no-such-option"])
     assert code == 2
     assert "No such option" in capsys.readouterr().err
+
+
+def test_archsim_warnings_are_one_line(monkeypatch, capsys):
+    import warnings
+
+    from archsim.errors import ArchsimWarning
+
+    app = typer.Typer()
+
+    @app.command()
+    def warn() -> None:
+        warnings.warn("cache entry k was corrupt (top: size 0, expected 10); rebuilding",
+                      ArchsimWarning, stacklevel=2)
+
+    monkeypatch.setattr(cli, "app", app)
+    assert cli.main(["warn"]) == 0
+    err = capsys.readouterr().err
+    assert err == "warning: cache entry k was corrupt (top: size 0, expected 10); rebuilding\n"

@@ -79,7 +79,7 @@ def test_a_corrupt_executable_is_reported_and_rebuilt(cache, cut, expect):
     with pytest.warns(CorruptCacheWarning) as record:
         again = _get(b)
     (w,) = record
-    assert str(w.message).startswith(f"archsim: cache entry k1 was corrupt ({expect}")
+    assert str(w.message).startswith(f"cache entry k1 was corrupt ({expect}")
     assert str(w.message).endswith("); rebuilding")
     assert not again.cached and b.calls == 2
     assert (entry / "top").read_bytes() == EXE

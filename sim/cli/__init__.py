@@ -31,11 +31,12 @@ caught here: the writers turn write failures into ``OutputError``, so any other
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+import warnings
+from typing import Annotated, TextIO
 
 import typer
 
-from ...errors import ArchsimError, RunFailedError
+from ...errors import ArchsimError, ArchsimWarning, RunFailedError
 from . import accel, hls, rtl, run, serve, study, sweep, train
 
 __all__ = ["app", "main"]
@@ -70,13 +71,27 @@ for _module in (run, rtl, hls, accel, serve, train, sweep, study):
     _module.register(app)
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: TextIO | None = None, line: str | None = None,
+                  *, default: object = warnings.showwarning) -> None:
+    """Print an :class:`~archsim.errors.ArchsimWarning` as one line ``warning: ...`` (others
+    as Python prints them: those are not archsim's to word)."""
+    if issubclass(category, ArchsimWarning):
+        typer.secho(f"warning: {message}", err=True, fg=typer.colors.YELLOW)
+    else:
+        assert callable(default)
+        default(message, category, filename, lineno, file, line)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0, 1, 2 or 130, see the module's docstring)
     instead of raising on user errors."""
     try:
-        # Outside standalone mode typer returns (not raises) the exit code of an Exit,
-        # e.g. 130 for Ctrl-C; pass it on.
-        rv = app(args=argv, standalone_mode=False)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            # Outside standalone mode typer returns (not raises) the exit code of an Exit,
+            # e.g. 130 for Ctrl-C; pass it on.
+            rv = app(args=argv, standalone_mode=False)
     except RunFailedError as exc:
         typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
         return 1

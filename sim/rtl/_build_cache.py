@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...cache import cache_dir
+from ...errors import ArchsimWarning
 
 __all__ = ["CachedBuild", "CorruptCacheWarning", "cached_build", "is_cached", "verify_entry",
            "MARKER"]
@@ -42,7 +43,7 @@ MARKER = "archsim-build.json"
 _ARTEFACTS = "artefacts"
 
 
-class CorruptCacheWarning(UserWarning):
+class CorruptCacheWarning(ArchsimWarning):
     """A cache entry's files no longer match its marker; the entry is being rebuilt."""
 
 
@@ -173,7 +174,7 @@ def cached_build(*, kind: str, key: str, product: str, build: Callable[[Path], N
         if state == "ok":
             return CachedBuild(entry, 0.0, True)
         if state == "corrupt":
-            warnings.warn(f"archsim: cache entry {key} was corrupt ({detail}); rebuilding",
+            warnings.warn(f"cache entry {key} was corrupt ({detail}); rebuilding",
                           CorruptCacheWarning, stacklevel=2)
         # Temporary folders of this key can only be left over from a killed build: a live
         # one belongs to the lock holder, which is now us.
