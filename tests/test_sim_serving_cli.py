@@ -28,14 +28,14 @@ def test_serve_from_trace(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args,pattern", [
-    (["--rate", "0"], "arrival rate must be a positive number of requests/s, not 0.0"),
+    (["--rate", "0"], r"field '--rate': must be a finite number > 0 and <= 1e\+06, not 0.0"),
     (["--rate", "-3"], "not -3.0"),
     (["--model", "llama-65b", "--gpu", "a100-40gb"], "llama-65b.*does not|needs 130"),
     (["--policy", "lifo"], r"'lifo' is not one of 'worst-case', 's3', 'oracle', 'paged'"),
     (["--model", "gpt-5"], "unknown model 'gpt-5'"),
-    (["--slo-tbt-s", "0"], "field 'tbt_s': SLO bound must be > 0 s, not 0.0"),
+    (["--slo-tbt-s", "0"], "field '--slo-tbt-s': must be a finite number > 0, not 0.0"),
     (["--tp", "0"], "tensor parallelism must be a positive integer, not 0"),
-    (["--predictor-accuracy", "1.5"], r"predictor accuracy must be in \[0, 1\], not 1.5"),
+    (["--predictor-accuracy", "1.5"], r"'--predictor-accuracy': must be a finite number >= 0 and <= 1, not 1.5"),
 ])
 def test_serve_bad_inputs_exit_2(args, pattern, capsys):
     import re
