@@ -30,7 +30,7 @@ from ._fields import Config, check, is_number, one_of
 
 __all__ = ["LengthDistribution", "DATASETS", "RequestSet", "poisson_arrivals",
            "bursty_arrivals", "generate_requests", "load_trace", "AlpacaRecords",
-           "load_alpaca", "ALPACA_ATTRIBUTION"]
+           "load_alpaca", "ALPACA_ATTRIBUTION", "ALPACA_DIR"]
 
 _KINDS = ("lognormal", "exponential", "uniform", "constant")
 
@@ -238,7 +238,8 @@ ALPACA_ATTRIBUTION = (
     "Stanford Alpaca (Taori et al. 2023, github.com/tatsu-lab/stanford_alpaca), a 5,000-record "
     "subset of its 52k instruction data; CC BY-NC 4.0 (sim/serving/data/ALPACA_LICENSE)")
 
-_DATA = Path(__file__).with_name("data")
+#: The folder of the shipped serving data (the Alpaca subset, its licence and caches).
+ALPACA_DIR = Path(__file__).with_name("data")
 
 
 @dataclass(frozen=True)
@@ -268,7 +269,7 @@ def load_alpaca(path: str | Path | None = None) -> AlpacaRecords:
     ``path`` reads another file of the same layout (a JSON list of objects with
     ``instruction``, ``input`` and ``output``; ``.gz`` is decompressed).
     """
-    path = Path(path) if path is not None else _DATA / "alpaca_5000.json.gz"
+    path = Path(path) if path is not None else ALPACA_DIR / "alpaca_5000.json.gz"
     try:
         raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
         data = json.loads(raw)
