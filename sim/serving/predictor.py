@@ -3,9 +3,10 @@
 S3 classifies each prompt into one of ``num_buckets`` equal-width output-length
 buckets over ``[0, max_output]`` and reserves KV-cache memory for the bucket's
 upper edge. Here a predictor is anything with ``predict`` and ``repredict``
-(:class:`LengthPredictor`); provided are a confusion-matrix model with accuracy
-as a parameter, an exact predictor, and :class:`ClassifierPredictor`, the
-plug-in for a real classifier.
+(:class:`LengthPredictor`); provided are :class:`ClassifierPredictor`, the
+plug-in for a real classifier (e.g. :func:`fit_softmax` over prompt embeddings, as the S3
+study does), an exact predictor, and a confusion-matrix model with accuracy as a parameter
+(a test double and a sensitivity knob: it peeks at the true length, so it is no predictor).
 """
 
 from __future__ import annotations
