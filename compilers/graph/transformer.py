@@ -191,6 +191,8 @@ TRANSFORMER_PRESETS: dict[str, TransformerConfig] = {c.name: c for c in [
        source="Touvron et al. 2023, LLaMA Table 2 / released config"),
     _p("llama-65b", 80, 8192, 64, 22016, 32000, gated_mlp=True,
        source="Touvron et al. 2023, LLaMA Table 2 / released config"),
+    _p("llama-2-7b", 32, 4096, 32, 11008, 32000, gated_mlp=True, max_seq_len=4096,
+       source="Touvron et al. 2023, Llama 2, Table 1 (4k context) / released 7B config"),
     _p("llama-70b", 80, 8192, 64, 28672, 32000, gated_mlp=True, num_kv_heads=8, max_seq_len=4096,
        source="Touvron et al. 2023, Llama 2 70B released config (GQA, 8 KV heads)"),
     _p("gpt3-175b", 96, 12288, 96, 49152, 50257, source="Brown et al. 2020, GPT-3 Table 2.1"),

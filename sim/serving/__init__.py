@@ -35,6 +35,8 @@ if TYPE_CHECKING:
         ConfusionPredictor,
         ExactPredictor,
         LengthPredictor,
+        SoftmaxClassifier,
+        fit_softmax,
     )
     from .requests import (
         DATASETS,
@@ -67,6 +69,8 @@ _EXPORTS = {
     "make_policy": ".policies",
     "Buckets": ".predictor",
     "ClassifierPredictor": ".predictor",
+    "SoftmaxClassifier": ".predictor",
+    "fit_softmax": ".predictor",
     "ConfusionPredictor": ".predictor",
     "ExactPredictor": ".predictor",
     "LengthPredictor": ".predictor",
@@ -83,7 +87,8 @@ __all__ = [
     "BatchShape", "CalibrationTable", "CostModel", "Deployment", "simulate",
     "SLO", "ServingMetrics", "ServingResult", "Timeline", "compute_metrics",
     "POLICY_NAMES", "MemoryPolicy", "OraclePolicy", "PagedPolicy", "S3Policy", "WorstCasePolicy",
-    "make_policy", "Buckets", "ClassifierPredictor", "ConfusionPredictor", "ExactPredictor",
+    "make_policy", "Buckets", "ClassifierPredictor", "SoftmaxClassifier", "fit_softmax",
+    "ConfusionPredictor", "ExactPredictor",
     "LengthPredictor", "DATASETS", "LengthDistribution", "RequestSet", "bursty_arrivals",
     "generate_requests", "load_trace", "poisson_arrivals",
 ]

@@ -30,7 +30,7 @@ from ...loading import ProgressCallback
 from .config import CostModel, Deployment
 from .memory import KVCache, MemoryManager
 from .metrics import SLO, ServingResult, Timeline, compute_metrics
-from .policies import MemoryPolicy
+from .policies import MemoryPolicy, VLLMPolicy
 from .requests import RequestSet
 from .scheduler import Scheduler
 from .state import GENERATED, ID, PROMPT, RequestTable, Rows, RunningBatch
@@ -72,8 +72,11 @@ class _Engine:
 
     def __init__(self, *, cost: CostModel, table: RequestTable, scheduler: Scheduler,
                  memory: MemoryManager, rng: np.random.Generator, batch_cap: int, window: int,
-                 max_decode_run: int | None, progress: ProgressCallback | None) -> None:
+                 max_decode_run: int | None, progress: ProgressCallback | None,
+                 prefill_budget: int | None = None) -> None:
         self.cost = cost
+        # vLLM: iterations with admissions prefill only them, within this many tokens
+        self.prefill_budget = prefill_budget
         self.table = table
         self.scheduler = scheduler
         self.memory = memory
@@ -120,7 +123,10 @@ class _Engine:
             tl.time_s.append(self.t)
             tl.batch.append(self.batch.size + new.size)
             tl.used.append(ctx_run_sum - self.batch.size)  # KV held: prompt + generated - 1
-            if new.size:
+            if new.size and self.prefill_budget is not None:
+                self._prefill_iteration(new)
+                self._finish()
+            elif new.size:
                 self._mixed_iteration(new, ctx_run_sum)
                 self._finish()
             elif self._decode_run(ctx_run_sum):
@@ -148,7 +154,36 @@ class _Engine:
                 f"admitted into an empty engine with {cap} KV-cache tokens", signal="kv_cache",
                 expected=cap,
                 actual=int(self.memory.sizes_of(np.array([head]))[0]) * self.memory.unit_tokens)
+        if self.prefill_budget is not None and new.size > 1:
+            # first come first served within the token budget; the rest wait, in order
+            col = self.table.field
+            tokens = np.cumsum(col("prompt")[new] + col("generated")[new])
+            keep = max(int(tokens.searchsorted(self.prefill_budget, side="right")), 1)
+            self.queue.extendleft(new[keep:][::-1].tolist())
+            new = new[:keep]
         return new
+
+    def _prefill_iteration(self, new: np.ndarray) -> None:
+        """One vLLM prefill iteration: only the admitted rows compute; the running ones stall."""
+        rows = RunningBatch.new_rows(new, self.table)
+        prefill, dt = self.memory.admit(self.batch, rows)
+        self.t += dt
+        self.timeline.reserved.append(self.memory.reserved_tokens)
+        self.memory.check(self.iterations)
+        ng = rows[GENERATED]
+        tot = rows[PROMPT] + ng
+        n_i, g_pf = tot[prefill], ng[prefill]
+        if _any(g_pf):  # recompute of preempted sequences re-encodes their tokens
+            self._wasted[new[prefill]] += np.where(g_pf > 0, n_i, 0)
+        sum_n = int(_sum(n_i))
+        self.t += self.cost.iteration_latency_s(float(sum_n), float(n_i.size),
+                                                float(int(n_i @ n_i)), float(sum_n))
+        first = self._first
+        fresh = new[prefill & np.isnan(first[new])]
+        first[fresh] = self.t
+        ng[prefill] += 1  # a prefill yields the first (next) token; swapped-in rows wait
+        self.batch.append(rows, context_sum=int(_sum(tot)) + int(_sum(prefill)))
+        self.iterations += 1
 
     def _mixed_iteration(self, new: np.ndarray, ctx_run_sum: int) -> None:
         """One iteration: prefill the admitted requests, decode one token of the others."""
@@ -325,9 +360,14 @@ def simulate(
     rng = np.random.default_rng(seed)
     memory.reserve(policy.name, rng)
     res_first = table.field("reserved_output").copy()
+    batch_cap = max_batch_size or n
+    budget = None
+    if isinstance(policy, VLLMPolicy):
+        batch_cap = min(batch_cap, policy.max_num_seqs)
+        budget = policy.token_budget(msl)
     engine = _Engine(cost=cost, table=table, scheduler=policy.scheduler(), memory=memory,
-                     rng=rng, batch_cap=max_batch_size or n, window=window,
-                     max_decode_run=max_decode_run, progress=progress)
+                     rng=rng, batch_cap=batch_cap, window=window,
+                     max_decode_run=max_decode_run, progress=progress, prefill_budget=budget)
     engine.run()
 
     col = table.field

@@ -44,7 +44,7 @@ from .scheduler import DFFScheduler, FCFSScheduler, Scheduler
 from .state import RequestTable
 
 __all__ = ["MemoryPolicy", "WorstCasePolicy", "OraclePolicy", "S3Policy", "PagedPolicy",
-           "Policy", "POLICY_NAMES", "make_policy"]
+           "Policy", "POLICY_NAMES", "make_policy", "VLLMPolicy"]
 
 
 class MemoryPolicy(Config, ABC):
@@ -219,3 +219,40 @@ def make_policy(name: str, *, accuracy: float = 0.986, num_buckets: int = 10,
         return PagedPolicy(block_tokens=block_tokens, preemption="swap")
     raise ConfigError(f"unknown policy '{name}'", field="policy",
                       allowed=POLICY_NAMES + ("s3-exact",))
+
+
+class VLLMPolicy(PagedPolicy):
+    """vLLM's default scheduler: prefill-first iterations under a token budget.
+
+    As vLLM's v0 scheduler without chunked prefill (from its source, as recalled; the
+    defaults are an unverified recollection): when requests wait and fit, an iteration
+    prefills only them -- first come first served while their prompt (and recomputed)
+    tokens stay within ``max_num_batched_tokens`` and the running sequences stay within
+    ``max_num_seqs`` -- and the running sequences stall for it; otherwise every running
+    sequence decodes one token. The KV cache is :class:`PagedPolicy`'s block manager
+    (watermark at admission, LIFO preemption by recompute).
+
+    Parameters
+    ----------
+    max_num_batched_tokens
+        Token budget of a prefill iteration; ``None`` takes ``max(max_seq_len, 2048)``
+        (vLLM's default without chunked prefill).
+    max_num_seqs
+        Most running sequences (vLLM's default 256).
+    """
+
+    kind: Literal["vllm"] = "vllm"  # type: ignore[assignment]
+    preemption: Annotated[Literal["recompute"], BeforeValidator(
+        one_of(("recompute",), "vllm preempts by recompute only, not '{v}'"))] = "recompute"
+    max_num_batched_tokens: PositiveInt | None = None
+    max_num_seqs: PositiveInt = 256
+
+    @property
+    def name(self) -> str:
+        return "vllm"
+
+    def token_budget(self, max_seq_len: int) -> int:
+        """Tokens one prefill iteration may process."""
+        if self.max_num_batched_tokens is not None:
+            return self.max_num_batched_tokens
+        return max(max_seq_len, 2048)

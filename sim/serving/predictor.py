@@ -3,14 +3,16 @@
 S3 classifies each prompt into one of ``num_buckets`` equal-width output-length
 buckets over ``[0, max_output]`` and reserves KV-cache memory for the bucket's
 upper edge. Here a predictor is anything with ``predict`` and ``repredict``
-(:class:`LengthPredictor`); provided are a confusion-matrix model with accuracy
-as a parameter, an exact predictor, and :class:`ClassifierPredictor`, the
-plug-in for a real classifier.
+(:class:`LengthPredictor`); provided are :class:`ClassifierPredictor`, the
+plug-in for a real classifier (e.g. :func:`fit_softmax` over prompt embeddings, as the S3
+study does), an exact predictor, and a confusion-matrix model with accuracy as a parameter
+(a test double and a sensitivity knob: it peeks at the true length, so it is no predictor).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Protocol, runtime_checkable
 
 import numpy as np
@@ -21,7 +23,7 @@ from ...errors import ConfigError
 from ._fields import Config, PositiveInt, check, is_number
 
 __all__ = ["Buckets", "LengthPredictor", "ConfusionPredictor", "ExactPredictor",
-           "ClassifierPredictor"]
+           "ClassifierPredictor", "SoftmaxClassifier", "fit_softmax"]
 
 
 def _max_output(v: object, info: ValidationInfo) -> object:
@@ -161,3 +163,67 @@ class ClassifierPredictor(Config):
         edges = self.buckets.upper_edges
         nxt = edges[np.minimum(np.searchsorted(edges, generated, side="right"), len(edges) - 1)]
         return np.maximum(nxt, np.asarray(generated) + 1)
+
+
+@dataclass(frozen=True)
+class SoftmaxClassifier:
+    """A fitted multinomial logistic regression: ``argmax(x @ weights + bias)``."""
+
+    weights: np.ndarray  # (features, classes)
+    bias: np.ndarray  # (classes,)
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        """Class probabilities of each row of ``features``."""
+        z = np.asarray(features, np.float64) @ self.weights + self.bias
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return np.asarray(e / e.sum(axis=1, keepdims=True), np.float64)
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        """The most probable class of each row, as int64."""
+        return np.asarray(np.argmax(self.probabilities(features), axis=1), np.int64)
+
+
+def fit_softmax(features: np.ndarray, labels: np.ndarray, *, num_classes: int,
+                c: float = 1.0, max_iter: int = 500) -> SoftmaxClassifier:
+    """Fit multinomial logistic regression by L-BFGS (scipy).
+
+    Minimizes ``sum_i CE_i + ||W||^2 / (2 c)`` (the bias unpenalized), the objective of
+    scikit-learn's ``LogisticRegression(C=c)`` with the lbfgs solver. A class with no
+    training rows keeps a large negative bias and is never predicted.
+
+    Raises
+    ------
+    ConfigError
+        Shapes disagree, a label is outside ``0..num_classes-1``, or ``c <= 0``.
+    """
+    from scipy.optimize import minimize
+
+    x = np.asarray(features, np.float64)
+    y = np.asarray(labels)
+    if x.ndim != 2 or y.shape != (len(x),) or len(x) == 0:
+        raise ConfigError(f"need features (n, d) and labels (n,), got {x.shape} and {y.shape}",
+                          field="features")
+    if not np.issubdtype(y.dtype, np.integer) or y.min() < 0 or y.max() >= num_classes:
+        raise ConfigError(f"labels must be integers in 0..{num_classes - 1}", field="labels")
+    if not c > 0:
+        raise ConfigError(f"inverse regularization c must be > 0, not {c!r}", field="c")
+    n, d = x.shape
+    onehot = np.zeros((n, num_classes))
+    onehot[np.arange(n), y] = 1.0
+    xb = np.hstack([x, np.ones((n, 1))])
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        w = theta.reshape(d + 1, num_classes)
+        z = xb @ w
+        z -= z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        grad = xb.T @ (np.exp(logp) - onehot)
+        grad[:d] += w[:d] / c
+        value = -float((onehot * logp).sum()) + float((w[:d] ** 2).sum()) / (2 * c)
+        return value, grad.ravel()
+
+    res = minimize(loss, np.zeros((d + 1) * num_classes), jac=True, method="L-BFGS-B",
+                   options={"maxiter": max_iter})
+    w = res.x.reshape(d + 1, num_classes)
+    return SoftmaxClassifier(weights=w[:d].copy(), bias=w[d].copy())

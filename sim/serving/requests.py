@@ -16,6 +16,8 @@ cutting prompts at 1024 tokens (vLLM's ShareGPT benchmark drops longer prompts).
 from __future__ import annotations
 
 import csv
+import gzip
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
@@ -27,7 +29,8 @@ from ...errors import ConfigError
 from ._fields import Config, check, is_number, one_of
 
 __all__ = ["LengthDistribution", "DATASETS", "RequestSet", "poisson_arrivals",
-           "bursty_arrivals", "generate_requests", "load_trace"]
+           "bursty_arrivals", "generate_requests", "load_trace", "AlpacaRecords",
+           "load_alpaca", "ALPACA_ATTRIBUTION", "ALPACA_DIR"]
 
 _KINDS = ("lognormal", "exponential", "uniform", "constant")
 
@@ -228,3 +231,57 @@ def load_trace(path: str | Path) -> RequestSet:
     arr = np.array(rows, dtype=float)
     return RequestSet(arr[:, 0], arr[:, 1].astype(np.int64), arr[:, 2].astype(np.int64),
                       source=str(path))
+
+
+#: Where the shipped Alpaca subset comes from, and its terms (the licence file sits beside it).
+ALPACA_ATTRIBUTION = (
+    "Stanford Alpaca (Taori et al. 2023, github.com/tatsu-lab/stanford_alpaca), a 5,000-record "
+    "subset of its 52k instruction data; CC BY-NC 4.0 (sim/serving/data/ALPACA_LICENSE)")
+
+#: The folder of the shipped serving data (the Alpaca subset, its licence and caches).
+ALPACA_DIR = Path(__file__).with_name("data")
+
+
+@dataclass(frozen=True)
+class AlpacaRecords:
+    """Instruction records: parallel tuples of instruction, input and response text."""
+
+    instruction: tuple[str, ...]
+    input: tuple[str, ...]
+    output: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.instruction)
+
+    def prompts(self) -> list[str]:
+        """The prompt text of each record: the instruction, then a blank line and the input.
+
+        Alpaca's own prompt template (a fixed preamble of about 30 tokens) is not added,
+        as in vLLM's length statistics of the data set (assumed to match S3's use).
+        """
+        return [f"{i}\n\n{x}" if x else i for i, x in zip(self.instruction, self.input,
+                                                           strict=True)]
+
+
+def load_alpaca(path: str | Path | None = None) -> AlpacaRecords:
+    """The shipped 5,000-record Stanford Alpaca subset (see :data:`ALPACA_ATTRIBUTION`).
+
+    ``path`` reads another file of the same layout (a JSON list of objects with
+    ``instruction``, ``input`` and ``output``; ``.gz`` is decompressed).
+    """
+    path = Path(path) if path is not None else ALPACA_DIR / "alpaca_5000.json.gz"
+    try:
+        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        data = json.loads(raw)
+    except OSError as exc:
+        raise ConfigError(f"cannot read Alpaca data: {exc.strerror}", file=str(path)) from None
+    except (ValueError, EOFError) as exc:
+        raise ConfigError(f"Alpaca data is not (gzipped) JSON: {exc}", file=str(path)) from None
+    keys = ("instruction", "input", "output")
+    if not isinstance(data, list) or not data:
+        raise ConfigError("Alpaca data must be a non-empty JSON list of records", file=str(path))
+    for n, rec in enumerate(data):
+        if not isinstance(rec, dict) or not all(isinstance(rec.get(k), str) for k in keys):
+            raise ConfigError(f"record {n} needs string fields {', '.join(keys)}",
+                              file=str(path), field="record", allowed=keys)
+    return AlpacaRecords(*(tuple(rec[k] for rec in data) for k in keys))
