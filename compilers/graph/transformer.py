@@ -403,10 +403,22 @@ class GroupOperators:
         if tokens < 0 or attn_pairs < 0 or context_tokens < 0:
             raise ConfigError("tokens, attention pairs and context tokens must be >= 0",
                               field="tokens")
-        t, ctx, pairs, b = int(tokens), int(context_tokens), int(attn_pairs), self._bytes
-        input_bytes = self._attn_qkv_per_token * t * b + self._attn_kv_per_context * ctx * b
-        return (self._attn_flops * float(pairs), input_bytes,
-                self._attn_out_per_token * t * b, self._attn_macs * pairs)
+        qkv_n, kv_n, out_n, b, flops, macs = self.attention_coefficients
+        t, ctx, pairs = int(tokens), int(context_tokens), int(attn_pairs)
+        return (flops * float(pairs), qkv_n * t * b + kv_n * ctx * b, out_n * t * b,
+                macs * pairs)
+
+    @property
+    def attention_coefficients(self) -> tuple[int, int, int, float, float, int]:
+        """What :meth:`attention_terms` multiplies the counts by.
+
+        ``(qkv_elements_per_token, kv_elements_per_context_token,
+        out_elements_per_token, bytes_per_element, flops_per_pair, macs_per_pair)``;
+        the element counts are exact integers (a tensor's ``nbytes`` is its integer
+        element count times the bytes per element).
+        """
+        return (self._attn_qkv_per_token, self._attn_kv_per_context, self._attn_out_per_token,
+                self._bytes, self._attn_flops, self._attn_macs)
 
 
 def _tensor(name: str, shape: tuple[int, ...], dtype: str, role: str) -> TensorSpec:

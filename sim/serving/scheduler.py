@@ -75,7 +75,9 @@ class FCFSScheduler(Scheduler):
         if ids.size == 0:
             return ids
         c = int(sizes_of(ids).cumsum().searchsorted(free, side="right"))
-        if c == ids.size and m > ids.size:  # all of the head fits: consider the whole window
+        # all of the head fits: consider the whole window (unless the head was the whole
+        # queue, the usual case under light load: the window would be the same ids)
+        if c == ids.size and m > ids.size and len(queue) > ids.size:
             ids = np.fromiter(islice(queue, m), dtype=np.int64)
             c = int(sizes_of(ids).cumsum().searchsorted(free, side="right"))
         for _ in range(c):
