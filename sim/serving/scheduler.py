@@ -69,6 +69,12 @@ class FCFSScheduler(Scheduler):
     def admit(self, queue: deque[int], sizes_of: SizesOf, free: float, slots: int,
               window: int) -> np.ndarray:
         m = min(window, slots)
+        if m >= 1 and (m == 1 or len(queue) == 1):  # one candidate (light load): fits or not
+            ids = np.array([queue[0]], dtype=np.int64)
+            if sizes_of(ids)[0] > free:
+                return ids[:0]
+            queue.popleft()
+            return ids
         # the head first: usually memory is full after a few (np.cumsum adds left to right,
         # so the head's cumulative sizes are the window's first ones exactly)
         ids = np.fromiter(islice(queue, min(m, _FCFS_HEAD)), dtype=np.int64)
