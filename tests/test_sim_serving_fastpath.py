@@ -123,3 +123,29 @@ def test_negative_counts_are_rejected_as_before():
             cost.attention_latency_s(t, p, c)
         with pytest.raises(ConfigError, match="must be >= 0"):
             GroupOperators(cost.model).attention_terms(tokens=t, attn_pairs=p, context_tokens=c)
+
+
+def test_fcfs_admission_is_the_longest_fitting_prefix_of_the_window():
+    from collections import deque
+
+    from archsim.sim.serving.scheduler import FCFSScheduler
+
+    rng = np.random.default_rng(3)
+    sched = FCFSScheduler()
+    for _ in range(2000):
+        n = int(rng.integers(0, 30))
+        ids = rng.permutation(100)[:n]
+        size_by_id = rng.integers(0, 50, 100)
+        free = float(rng.integers(0, 400))
+        slots, window = int(rng.integers(0, 12)), int(rng.integers(1, 40))
+        queue = deque(int(i) for i in ids)
+        got = sched.admit(queue, size_by_id.__getitem__, free, slots, window)
+        # brute force: take queued requests in order while the running total fits
+        want, total = [], 0
+        for i in list(ids)[:min(window, slots)]:
+            if total + size_by_id[i] > free:
+                break
+            total += size_by_id[i]
+            want.append(int(i))
+        assert got.tolist() == want
+        assert list(queue) == [int(i) for i in ids[len(want):]]

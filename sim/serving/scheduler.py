@@ -69,7 +69,7 @@ class FCFSScheduler(Scheduler):
     def admit(self, queue: deque[int], sizes_of: SizesOf, free: float, slots: int,
               window: int) -> np.ndarray:
         m = min(window, slots)
-        if m >= 1 and (m == 1 or len(queue) == 1):  # one candidate (light load): fits or not
+        if m >= 1 and queue and (m == 1 or len(queue) == 1):  # one candidate: fits or not
             ids = np.array([queue[0]], dtype=np.int64)
             if sizes_of(ids)[0] > free:
                 return ids[:0]
