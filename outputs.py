@@ -328,10 +328,21 @@ def write_csv(
 
 
 def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 120) -> Path:
-    """Save a matplotlib figure as PNG atomically and close it."""
-    import matplotlib.pyplot as plt
+    """Save a matplotlib figure as PNG atomically; close it if pyplot made it.
 
+    A figure built directly (``matplotlib.figure.Figure``) is rendered by the Agg
+    canvas without importing pyplot (whose import costs more than most plots); a
+    figure that pyplot manages (``fig.canvas.manager`` set) is saved through its own
+    canvas and closed, so pyplot lets go of it.
+    """
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    plt.close(fig)
+    if getattr(fig.canvas, "manager", None) is not None:
+        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+        import matplotlib.pyplot as plt  # already imported: pyplot made this figure
+
+        plt.close(fig)
+    else:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig).print_figure(buf, format="png", dpi=dpi, bbox_inches="tight")
     return atomic_write_bytes(path, buf.getvalue())

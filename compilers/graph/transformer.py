@@ -310,7 +310,8 @@ class GroupOperators:
 
     __slots__ = ("cfg", "dtype", "_dense_reads", "_dense_writes", "_dense_head_reads",
                  "_dense_macs", "_dense_vector", "_weights", "_dense_attrs", "_attn_flops",
-                 "_attn_macs", "_attn_attrs", "_kv_shape", "_io")
+                 "_attn_macs", "_attn_attrs", "_kv_shape", "_io", "_attn_qkv_per_token",
+                 "_attn_kv_per_context", "_attn_out_per_token", "_bytes")
 
     #: Token counts whose attention tensors are kept before the store starts afresh.
     _IO_LIMIT = 4096
@@ -340,6 +341,12 @@ class GroupOperators:
                             "head_dim": cfg.head_dim}
         self._kv_shape = (n_l, 2)
         self._io: dict[int, tuple[TensorSpec, TensorSpec]] = {}
+        # elements of the attention group's tensors per token / context token, as integers
+        # (Python ints are exact, so their product equals math.prod of the tensors' shapes)
+        self._attn_qkv_per_token = n_l * (h + 2 * hk)
+        self._attn_kv_per_context = n_l * 2 * hk
+        self._attn_out_per_token = n_l * h
+        self._bytes = dtype_bytes(dtype)
 
     def dense(self, *, tokens: int, sequences: int) -> Operator:
         """The dense group of ``tokens`` new tokens of ``sequences`` sequences."""
@@ -377,6 +384,43 @@ class GroupOperators:
                          self._attn_flops * float(attn_pairs),
                          {**self._attn_attrs, "tokens": t, "context_tokens": ctx,
                           "attn_pairs": attn_pairs, "macs": self._attn_macs * int(attn_pairs)})
+
+    def attention_terms(self, *, tokens: int, attn_pairs: int,
+                        context_tokens: int) -> tuple[float, float, float, int]:
+        """:meth:`attention`'s roofline terms without building the operator.
+
+        Returns ``(flops, input_bytes, output_bytes, macs)``: the operator's ``flops``,
+        ``input_bytes``, ``output_bytes`` and ``attrs["macs"]``, computed by the same
+        operations in the same order (each tensor's bytes are its element count, an exact
+        integer, times the bytes per element; the inputs are the QKV tensor then the KV
+        cache), so the floats are identical, not merely close. The serving cost model
+        prices a new attention shape at every decode step, where building the operator
+        dominates.
+
+        Raises
+        ------
+        ConfigError
+            A negative count (as :meth:`attention`).
+        """
+        if tokens < 0 or attn_pairs < 0 or context_tokens < 0:
+            raise ConfigError("tokens, attention pairs and context tokens must be >= 0",
+                              field="tokens")
+        qkv_n, kv_n, out_n, b, flops, macs = self.attention_coefficients
+        t, ctx, pairs = int(tokens), int(context_tokens), int(attn_pairs)
+        return (flops * float(pairs), qkv_n * t * b + kv_n * ctx * b, out_n * t * b,
+                macs * pairs)
+
+    @property
+    def attention_coefficients(self) -> tuple[int, int, int, float, float, int]:
+        """What :meth:`attention_terms` multiplies the counts by.
+
+        ``(qkv_elements_per_token, kv_elements_per_context_token,
+        out_elements_per_token, bytes_per_element, flops_per_pair, macs_per_pair)``;
+        the element counts are exact integers (a tensor's ``nbytes`` is its integer
+        element count times the bytes per element).
+        """
+        return (self._attn_qkv_per_token, self._attn_kv_per_context, self._attn_out_per_token,
+                self._bytes, self._attn_flops, self._attn_macs)
 
 
 def _tensor(name: str, shape: tuple[int, ...], dtype: str, role: str) -> TensorSpec:

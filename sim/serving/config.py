@@ -324,6 +324,14 @@ class CostModel:
         self._groups = GroupOperators(config.model, config.dtype)
         self._dense: dict[tuple[Number, Number], float] = {}
         self._attention: dict[tuple[Number, Number, Number], float] = {}
+        # The default executor's rates, for pricing attention shapes in closed form (see
+        # attention_latency_s); None for any other executor (a subclass may price otherwise).
+        ex = self.executor
+        self._attn_rates: tuple[float, float, float] | None = (
+            (ex.spec.peak(ex.dtype) * ex.compute_efficiency,
+             ex.spec.hbm_bw_bytes_per_s * ex.memory_efficiency, ex.launch_overhead_s)
+            if type(ex) is GPURoofline else None)
+        self._attn_coefficients = self._groups.attention_coefficients
 
     def __repr__(self) -> str:
         return (f"CostModel(model={self.model.name!r}, gpu={self.gpu.name!r}, tp={self.tp}, "
@@ -379,15 +387,59 @@ class CostModel:
             lat = self._dense[key] = self.operator_latency_s(op)
         return lat
 
+    def attention_latency_s(self, tokens: Number, attn_pairs: Number,
+                            context_tokens: Number) -> float:
+        """Seconds the executor takes for its share of the attention group of a batch shape.
+
+        Equal to ``operator_latency_s`` of the attention operator that
+        :meth:`iteration_operators` builds, bit for bit. Under the default
+        :class:`GPURoofline` executor it is computed without building the operator or its
+        tile: the group's FLOPs and bytes are
+        :meth:`~archsim.compilers.graph.transformer.GroupOperators.attention_terms`'s
+        (from its ``attention_coefficients``), the ``1/tp`` share is taken as
+        :meth:`shard` takes it and the roofline is :meth:`GPURoofline.time_s`'s, each with
+        the same floating-point operations in the same order. Any other executor prices
+        the operator itself. The engine's iterations price attention through this code.
+
+        Raises
+        ------
+        ConfigError
+            A negative count.
+        """
+        return self._attention_s(tokens, attn_pairs, context_tokens)
+
     def _attention_s(self, tokens: Number, attn_pairs: Number, context_tokens: Number) -> float:
-        # called on a cache miss (a decode step's attention shape is new at every step)
+        # called on a cache miss (a decode step's attention shape is new at every step), so
+        # the closed form is written out here rather than in further calls
         cache = self._attention
         if len(cache) >= _CACHE_LIMIT:
             cache.clear()
-        op = self._groups.attention(tokens=int(tokens), attn_pairs=int(attn_pairs),
-                                    context_tokens=int(context_tokens))
-        lat = cache[(tokens, attn_pairs, context_tokens)] = self.executor.operator_cost(
-            op if self.tp == 1 else self.shard(op)).latency_s
+        t, pairs, ctx = int(tokens), int(attn_pairs), int(context_tokens)
+        rates = self._attn_rates
+        if rates is None:
+            op = self._groups.attention(tokens=t, attn_pairs=pairs, context_tokens=ctx)
+            lat = self.executor.operator_cost(op if self.tp == 1 else self.shard(op)).latency_s
+        else:
+            if t < 0 or pairs < 0 or ctx < 0:
+                raise ConfigError("tokens, attention pairs and context tokens must be >= 0",
+                                  field="tokens")
+            # GroupOperators.attention_terms, term by term
+            qkv_n, kv_n, out_n, b, flops_per_pair, macs_per_pair = self._attn_coefficients
+            flops = flops_per_pair * float(pairs)
+            input_bytes = qkv_n * t * b + kv_n * ctx * b
+            output_bytes = out_n * t * b
+            p = self.tp
+            if p == 1:
+                bytes_accessed = input_bytes + output_bytes
+            else:  # shard(): the Tile's flops and bytes (the attention group has no weights)
+                tile_macs = macs_per_pair * pairs // p
+                flops = 2.0 * tile_macs + (flops - 2.0 * tile_macs * p) / p
+                bytes_accessed = input_bytes / p + output_bytes / p
+            compute_rate, memory_rate, launch_s = rates
+            compute_s = flops / compute_rate
+            memory_s = bytes_accessed / memory_rate
+            lat = (compute_s if compute_s >= memory_s else memory_s) + launch_s
+        cache[(tokens, attn_pairs, context_tokens)] = lat
         return lat
 
     def _one(self, tokens: Number, sequences: Number, attn_pairs: Number,

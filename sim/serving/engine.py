@@ -273,7 +273,7 @@ class _Engine:
         if i_arr < n and arr[i_arr] < end_s and self.batch_cap - self.batch.size > 0:
             j_end = int(arr.searchsorted(end_s, side="left"))
             cand = self.scheduler.arrival_candidates(np.arange(i_arr, j_end), not self.queue)
-            hit = np.flatnonzero(self.memory.fits(cand))
+            hit = self.memory.fits(cand).nonzero()[0]  # 1-D: flatnonzero without its ravel
             if hit.size:  # stop the run when an arrival that could be admitted comes in
                 return float(arr[cand[hit[0]]])
         return None

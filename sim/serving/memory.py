@@ -335,6 +335,8 @@ class PagedBlockManager(MemoryManager):
         nb = self._blocks(rows[PROMPT] + rows[GENERATED])
         rows[BLOCKS] = nb
         self.reserved += need_sum + int(_sum(nb))
+        if not self.swap:  # by recompute: no KV cache is ever in host memory
+            return np.ones(nb.size, bool), 0.0
         sw = self._swapped[rows[ID]]
         dt = 0.0
         if _any(sw):  # swap the KV cache back in; no recompute

@@ -1,4 +1,8 @@
-"""Plots of serving results (PNG, matplotlib Agg)."""
+"""Plots of serving results (PNG, matplotlib Agg).
+
+Figures are built as :class:`matplotlib.figure.Figure` and rendered by
+:func:`archsim.outputs.save_figure` through the Agg canvas: pyplot is never imported.
+"""
 
 from __future__ import annotations
 
@@ -13,12 +17,10 @@ __all__ = ["plot_memory_timeline", "plot_throughput_vs_rate", "plot_sensitivity"
 
 def plot_memory_timeline(results: Mapping[str, Any], path: str | Path) -> Path:
     """KV-cache reserved and used fraction, and batch size, over time for each result."""
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (ax_m, ax_b) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    fig = Figure(figsize=(8, 6))
+    ax_m, ax_b = fig.subplots(2, 1, sharex=True)
     for label, res in results.items():
         tl = res.timeline
         cap = max(tl.capacity_tokens, 1)
@@ -38,12 +40,10 @@ def plot_memory_timeline(results: Mapping[str, Any], path: str | Path) -> Path:
 
 def plot_throughput_vs_rate(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path:
     """Throughput and p90 end-to-end latency against arrival rate, one line per policy."""
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (ax_t, ax_l) = plt.subplots(1, 2, figsize=(10, 4))
+    fig = Figure(figsize=(10, 4))
+    ax_t, ax_l = fig.subplots(1, 2)
     styles = ["o-", "s--", "^:", "d-."]
     for i, pol in enumerate(dict.fromkeys(r["policy"] for r in rows)):
         sel = sorted((r for r in rows if r["policy"] == pol), key=lambda r: r["rate_per_s"])
@@ -63,12 +63,10 @@ def plot_throughput_vs_rate(rows: Sequence[Mapping[str, Any]], path: str | Path)
 def plot_sensitivity(rows: Sequence[Mapping[str, Any]], key: str, path: str | Path, *,
                      xlabel: str) -> Path:
     """S3 / worst-case throughput ratio against one predictor parameter."""
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5, 3.5))
+    fig = Figure(figsize=(5, 3.5))
+    ax = fig.subplots()
     sel = sorted(rows, key=lambda r: r[key])
     ax.plot([r[key] for r in sel], [r["s3_over_worst_case"] for r in sel], marker="o",
             label="S3 / worst-case")

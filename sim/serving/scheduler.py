@@ -69,13 +69,21 @@ class FCFSScheduler(Scheduler):
     def admit(self, queue: deque[int], sizes_of: SizesOf, free: float, slots: int,
               window: int) -> np.ndarray:
         m = min(window, slots)
+        if m >= 1 and queue and (m == 1 or len(queue) == 1):  # one candidate: fits or not
+            ids = np.array([queue[0]], dtype=np.int64)
+            if sizes_of(ids)[0] > free:
+                return ids[:0]
+            queue.popleft()
+            return ids
         # the head first: usually memory is full after a few (np.cumsum adds left to right,
         # so the head's cumulative sizes are the window's first ones exactly)
         ids = np.fromiter(islice(queue, min(m, _FCFS_HEAD)), dtype=np.int64)
         if ids.size == 0:
             return ids
         c = int(sizes_of(ids).cumsum().searchsorted(free, side="right"))
-        if c == ids.size and m > ids.size:  # all of the head fits: consider the whole window
+        # all of the head fits: consider the whole window (unless the head was the whole
+        # queue, the usual case under light load: the window would be the same ids)
+        if c == ids.size and m > ids.size and len(queue) > ids.size:
             ids = np.fromiter(islice(queue, m), dtype=np.int64)
             c = int(sizes_of(ids).cumsum().searchsorted(free, side="right"))
         for _ in range(c):

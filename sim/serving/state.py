@@ -146,7 +146,7 @@ class RunningBatch:
         """Remove the rows where ``mask`` holds (the others keep their order); return them."""
         n = self.size
         store = self._store
-        at = np.flatnonzero(mask)
+        at = mask.nonzero()[0]  # a 1-D mask: flatnonzero without its ravel
         gone = store[:, at]
         if at.size <= 4:  # usually one or two rows leave: close each gap with one move
             dst = int(at[0]) if at.size else n
