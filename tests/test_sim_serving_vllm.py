@@ -61,3 +61,15 @@ def test_token_budget_and_bad_options(dep):
         VLLMPolicy(preemption="swap")
     with pytest.raises(ConfigError):
         VLLMPolicy(max_num_seqs=0)
+
+
+def test_vllm_is_a_named_policy_of_the_cli(tmp_path):
+    import json
+
+    from archsim.sim.cli import main
+
+    assert main(["serve", "--model", "gpt-j-6b", "--policy", "vllm", "--requests", "50",
+                 "--rate", "5", "--out", str(tmp_path / "o")]) == 0
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["policy"] == "vllm"
+    assert summary["metrics"]["requests"] == 50

@@ -195,11 +195,7 @@ class PagedPolicy(MemoryPolicy):
 
 
 #: Any policy's parameters, told apart by ``kind`` (e.g. from a TOML table).
-Policy = Annotated[WorstCasePolicy | OraclePolicy | S3Policy | PagedPolicy,
-                   Field(discriminator="kind")]
-
-
-POLICY_NAMES = ("worst-case", "s3", "oracle", "paged", "paged-swap")
+POLICY_NAMES = ("worst-case", "s3", "oracle", "paged", "paged-swap", "vllm")
 
 
 def make_policy(name: str, *, accuracy: float = 0.986, num_buckets: int = 10,
@@ -217,6 +213,8 @@ def make_policy(name: str, *, accuracy: float = 0.986, num_buckets: int = 10,
         return PagedPolicy(block_tokens=block_tokens)
     if name == "paged-swap":
         return PagedPolicy(block_tokens=block_tokens, preemption="swap")
+    if name == "vllm":
+        return VLLMPolicy(block_tokens=block_tokens)
     raise ConfigError(f"unknown policy '{name}'", field="policy",
                       allowed=POLICY_NAMES + ("s3-exact",))
 
@@ -256,3 +254,7 @@ class VLLMPolicy(PagedPolicy):
         if self.max_num_batched_tokens is not None:
             return self.max_num_batched_tokens
         return max(max_seq_len, 2048)
+
+
+Policy = Annotated[WorstCasePolicy | OraclePolicy | S3Policy | VLLMPolicy | PagedPolicy,
+                   Field(discriminator="kind")]
