@@ -69,11 +69,16 @@ def load_object(target: str, *, field: str, what: str = "object") -> object:
         raise ConfigError(f"cannot load {what} '{target}': cannot import module '{module}' "
                           f"({exc})", field=field) from None
     except AttributeError as exc:
-        if not _raised_by_resolver(exc):  # raised by the module's own code
-            raise import_failure(exc, what=what, target=target) from None
         module, sep, attribute = target.partition(":")
+        # The module imported (it is in sys.modules), so the error is of the attribute walk,
+        # possibly raised by an object's own __getattr__ that names what it accepts.
+        looked_up = bool(sep) and module in sys.modules
+        if not looked_up and not _raised_by_resolver(exc):  # raised by the module's own code
+            raise import_failure(exc, what=what, target=target) from None
         where = f"module '{module}' has no object '{attribute}'" if sep else "no such object"
-        raise ConfigError(f"cannot load {what} '{target}': {where}", field=field) from None
+        detail = "" if _raised_by_resolver(exc) else f" ({exc})"
+        raise ConfigError(f"cannot load {what} '{target}': {where}{detail}",
+                          field=field) from None
     except ValueError as exc:
         if not _raised_by_resolver(exc):
             raise import_failure(exc, what=what, target=target) from None
