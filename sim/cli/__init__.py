@@ -30,22 +30,120 @@ caught here: the writers turn write failures into ``OutputError``, so any other
 
 from __future__ import annotations
 
+import importlib
 import sys
-from typing import Annotated
+from collections.abc import Iterator, Mapping
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from ...errors import ArchsimError, RunFailedError
-from . import accel, hls, rtl, run, serve, study, sweep, train
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main", "COMMANDS", "LazyGroup"]
 
-app = typer.Typer(
+#: Every top-level command in the order ``--help`` lists it (typer's order: commands, then
+#: groups): its name, the command module whose ``register(app)`` adds it, and its help as
+#: the command itself states it (``tests/test_sim_cli_lazy.py`` checks all three against the
+#: registered commands). Kept here so ``archsim --help`` imports no command module: a
+#: module's registration builds its option choices from the registries (the workload
+#: builders, the GPU tables...), which load numpy, networkx and pydantic.
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("run", "run", "Simulate one inference of WORKLOAD on the SoC in CONFIG; print the latency "
+                   "breakdown\nand write JSON/CSV/PNG results."),
+    ("demo", "rtl", "Generate a systolic array, run a matmul in Verilator, check it, show "
+                    "speed and area."),
+    ("hls", "hls", "Compile a DSL kernel to RTL: schedule report, Verilog, simulation."),
+    ("serve", "serve", "Simulate serving REQUESTS with POLICY and print throughput, latency "
+                       "and memory."),
+    ("train", "train", "Rank parallelization strategies (--search) and model runtime "
+                       "variability\n(--variability) for a model on a GPU cluster."),
+    ("sweep", "sweep", "Run a design-space sweep; finished points are stored and skipped when "
+                       "re-run."),
+    ("optimize", "sweep", "Optimize an objective over a sweep's grid (Optuna TPE or random "
+                          "search); an\ninterrupted run resumes from its results database."),
+    ("study", "study", "Run a study: print the paper's headline next to ours with a tolerance "
+                       "band and a\nstatus, and write tables and plots; 'all' writes "
+                       "scoreboard.md and scoreboard.csv."),
+    ("rtl", "rtl", "RTL of components: Verilog, area estimates, simulation."),
+    ("accel", "accel", "Accelerator descriptions: model report, Verilog, RTL simulation "
+                       "against the golden run, area."),
+    ("results", "sweep", "Inspect a sweep results database."),
+)
+
+_MODULE = {name: module for name, module, _ in COMMANDS}
+_HELP = {name: text for name, _, text in COMMANDS}
+
+
+def _new_app(**settings: Any) -> typer.Typer:
+    # The root and every module's registration share these settings, so a command built on
+    # its own renders and fails as it did registered on the root.
+    return typer.Typer(pretty_exceptions_enable=False, add_completion=False, **settings)
+
+
+class _Commands(Mapping[str, typer.core.TyperCommand | TyperGroup]):
+    """The root's commands by name; a command module is imported when one of its commands
+    is first looked up (its names and their order are :data:`COMMANDS`)."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, TyperGroup] = {}
+
+    def __getitem__(self, name: str) -> typer.core.TyperCommand | TyperGroup:
+        module = _MODULE[name]  # KeyError for an unknown name, as a Mapping should
+        group = self._loaded.get(module)
+        if group is None:
+            sub = _new_app()
+            importlib.import_module(f"{__name__}.{module}").register(sub)
+            group = self._loaded[module] = typer.main.get_group(sub)
+        command = group.commands[name]
+        assert isinstance(command, typer.core.TyperCommand | TyperGroup)
+        return command
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_MODULE)
+
+    def __len__(self) -> int:
+        return len(_MODULE)
+
+
+class LazyGroup(TyperGroup):
+    """The root command: lists :data:`COMMANDS` without importing them and imports a command
+    module only when one of its commands runs (or shows its own help).
+
+    Typer reads the names from ``commands`` (its "did you mean" suggestions); while the
+    root's help is drawn, :meth:`get_command` answers with a placeholder carrying the
+    command's name and help, which is all the listing reads.
+    """
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        # typer declares a MutableMapping; nothing adds to the root's fixed commands
+        self.commands = _Commands()  # type: ignore[assignment]
+        self._listing = False
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(self.commands)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in _MODULE:
+            return None
+        if self._listing:
+            return typer.core.TyperCommand(name=cmd_name, help=_HELP[cmd_name])
+        return self.commands[cmd_name]
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
+app = _new_app(
     name="archsim",
     help="Hardware modeling for architecture research: DSL -> RTL -> SoC and system studies.",
     no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
+    cls=LazyGroup,
 )
 
 
@@ -64,10 +162,6 @@ def _root(
         help="Print the version and exit.")] = False,
 ) -> None:
     """Hardware modeling for architecture research: DSL -> RTL -> SoC and system studies."""
-
-
-for _module in (run, rtl, hls, accel, serve, train, sweep, study):
-    _module.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:
