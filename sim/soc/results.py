@@ -344,6 +344,7 @@ class SocResult:
         and per-operator stacked bars."""
         from matplotlib import colormaps
         from matplotlib.figure import Figure
+        from matplotlib.patches import StepPatch
 
         carbon = {r["component"]: r["total_kg"] for r in self.carbon_components}
         panels = 4 if carbon else 3
@@ -368,15 +369,24 @@ class SocResult:
             _stacked_bar(axes[2], carbon, 1e6, colors,
                          "carbon per inference (mg CO2e, operational + embodied share)")
         # one filled step outline per category (the same picture as a width-1 bar per
-        # operator, without a patch per bar: ResNet-50 has hundreds of operators)
+        # operator, without a patch per bar: ResNet-50 has hundreds of operators). What
+        # Axes.stairs does, but the data limits are set from the outline's corners: stairs
+        # (add_patch) works them out curve by curve, ~700 segments per category.
         edges = np.arange(len(self.operators) + 1) - 0.5
         bottom = np.zeros(len(self.operators))
         for c in CATEGORIES:
             vals = np.array([o.breakdown_s[c] * 1e3 for o in self.operators])
             if len(vals):
-                ax1.stairs(bottom + vals, edges, baseline=bottom.copy(), fill=True,
-                           color=CATEGORY_COLORS[c], linewidth=0)
+                # matplotlib's stubs say float; StepPatch takes an array (as stairs does)
+                step = StepPatch(bottom + vals, edges,
+                                 baseline=bottom.copy(),  # type: ignore[arg-type]
+                                 fill=True, color=CATEGORY_COLORS[c], linewidth=0)
+                ax1.add_artist(step)
+                ax1.update_datalim([(edges[0], bottom.min()),
+                                    (edges[-1], (bottom + vals).max())])
+                step.sticky_edges.y.append(bottom.min())
             bottom += vals
+        ax1.autoscale_view()
         ax1.set_xlabel("operator (topological order)")
         ax1.set_ylabel("latency (ms)")
         ax1.set_title(f"{self.workload} on {self.soc} ({self.accelerators} accelerator(s))")
