@@ -99,3 +99,31 @@ def test_probe_sees_the_command_module_a_command_needs():
     loaded = _loaded(["hls", "--help"])
     assert "archsim.sim.cli.hls" in loaded
     assert "archsim.sim.cli.run" not in loaded
+
+
+def test_collector_threshold_raised_while_a_command_runs_and_restored(monkeypatch):
+    import gc
+
+    seen: list[tuple[int, int, int]] = []
+    app = typer.Typer()
+
+    @app.command()
+    def probe() -> None:
+        seen.append(gc.get_threshold())
+
+    @app.command()
+    def fail() -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "app", app)
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)  # Python's defaults, whatever the test runner set
+    try:
+        assert cli.main(["probe"]) == 0
+        assert seen == [(cli.GC_THRESHOLD, 10, 10)]
+        assert gc.get_threshold() == (700, 10, 10)
+        with pytest.raises(RuntimeError):
+            cli.main(["fail"])
+        assert gc.get_threshold() == (700, 10, 10)  # restored on the way out of a traceback
+    finally:
+        gc.set_threshold(*before)
