@@ -132,18 +132,20 @@ class LazyGroup(TyperGroup):
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
         # typer declares a MutableMapping; nothing adds to the root's fixed commands
-        self.commands = _Commands()  # type: ignore[assignment]
+        self._lazy = _Commands()
+        self.commands = self._lazy  # type: ignore[assignment]
         self._listing = False
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+    def get_command(self, ctx: Any,
+                    cmd_name: str) -> typer.core.TyperCommand | TyperGroup | None:
         if cmd_name not in _MODULE:
             return None
         if self._listing:
             return typer.core.TyperCommand(name=cmd_name, help=_HELP[cmd_name])
-        return self.commands[cmd_name]
+        return self._lazy[cmd_name]
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         self._listing = True
