@@ -127,3 +127,18 @@ def test_collector_threshold_raised_while_a_command_runs_and_restored(monkeypatc
         assert gc.get_threshold() == (700, 10, 10)  # restored on the way out of a traceback
     finally:
         gc.set_threshold(*before)
+
+
+def test_objects_are_frozen_before_the_interpreters_last_collection():
+    # atexit runs handlers last-registered first: this one, registered before main(), sees
+    # what main's handler left
+    probe = ("import atexit, gc\n"
+             "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))\n"
+             "import contextlib, io\n"
+             "from archsim.sim.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "    main(['--version'])\n"
+             "print('before exit', gc.get_freeze_count() > 0)\n")
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
+                         text=True, cwd=ROOT).stdout.split("\n")
+    assert out[:2] == ["before exit False", "frozen True"]

@@ -36,6 +36,8 @@ caught here: the writers turn write failures into ``OutputError``, so any other
 
 from __future__ import annotations
 
+import atexit
+import functools
 import gc
 import importlib
 import sys
@@ -185,14 +187,29 @@ def main(argv: list[str] | None = None) -> int:
     instead of raising on user errors.
 
     While the command runs, the garbage collector's first threshold is at least
-    :data:`GC_THRESHOLD` (restored afterwards).
+    :data:`GC_THRESHOLD` (restored afterwards); at interpreter exit the objects left are
+    frozen rather than scanned once more (:func:`gc.freeze`).
     """
     thresholds = gc.get_threshold()
     gc.set_threshold(max(thresholds[0], GC_THRESHOLD), *thresholds[1:])
+    _freeze_at_exit()
     try:
         return _main(argv)
     finally:
         gc.set_threshold(*thresholds)
+
+
+@functools.cache  # registered once per process
+def _freeze_at_exit() -> None:
+    """At interpreter exit, move every object to the collector's permanent generation.
+
+    The interpreter's last collection, after the atexit handlers, then has nothing to scan:
+    it walked every object a command had loaded (matplotlib, pydantic's schemas, the
+    graph...), ~0.25 s of CPU at the end of ``archsim run ... resnet50`` with plots. The
+    modules are still torn down; only garbage cycles left at exit are not collected, which
+    nothing of archsim relies on (its writers close their files).
+    """
+    atexit.register(gc.freeze)
 
 
 def _main(argv: list[str] | None) -> int:
