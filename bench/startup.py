@@ -15,6 +15,10 @@ inflates less than the wall time. One untimed warm-up run precedes each case.
 ``PYTHONDONTWRITEBYTECODE`` (set on some machines) makes every run compile archsim's
 modules from source; ``--pycache`` lets the subprocesses write and reuse bytecode in a
 temporary ``PYTHONPYCACHEPREFIX`` instead, as an installed package would.
+
+``--baseline DIR`` measures a second tree in the same run: ``DIR`` is a ``PYTHONPATH`` entry
+whose ``archsim`` is, say, an export of an older commit (``git archive REV | tar -x -C
+/tmp/base/archsim``). Its runs alternate with this tree's, so both see the same load.
 """
 
 from __future__ import annotations
@@ -41,17 +45,21 @@ def _cpu_children_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _median_s(argv: list[str], runs: int, env: dict[str, str]) -> tuple[float, float]:
-    """Median wall and CPU seconds of ``runs`` runs of ``argv`` (after one warm-up)."""
-    walls, cpus = [], []
+def _medians_s(argv: list[str], runs: int,
+               envs: list[dict[str, str]]) -> list[tuple[float, float]]:
+    """Median wall and CPU seconds of ``runs`` runs of ``argv`` under each of ``envs`` (the
+    environments alternate run by run, after one warm-up run each)."""
+    walls: list[list[float]] = [[] for _ in envs]
+    cpus: list[list[float]] = [[] for _ in envs]
     for i in range(runs + 1):
-        t0, c0 = time.perf_counter(), _cpu_children_s()
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       env=env)
-        if i:
-            walls.append(time.perf_counter() - t0)
-            cpus.append(_cpu_children_s() - c0)
-    return statistics.median(walls), statistics.median(cpus)
+        for j, env in enumerate(envs):
+            t0, c0 = time.perf_counter(), _cpu_children_s()
+            subprocess.run(argv, check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=env)
+            if i:
+                walls[j].append(time.perf_counter() - t0)
+                cpus[j].append(_cpu_children_s() - c0)
+    return [(statistics.median(w), statistics.median(c)) for w, c in zip(walls, cpus, strict=True)]
 
 
 def main() -> None:
@@ -59,6 +67,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--pycache", action="store_true",
                         help="write and reuse bytecode (in a temporary PYTHONPYCACHEPREFIX)")
+    parser.add_argument("--baseline", type=Path, default=None, metavar="DIR",
+                        help="also measure the archsim found on this PYTHONPATH entry")
     args = parser.parse_args()
     py = sys.executable
     env = dict(os.environ)
@@ -76,13 +86,19 @@ def main() -> None:
         print(f"median of {args.runs} runs each; PYTHONDONTWRITEBYTECODE "
               f"{'set' if env.get('PYTHONDONTWRITEBYTECODE') else 'not set'}"
               f"{' (bytecode cached)' if args.pycache else ''}")
-        print(f"{'case':>32} {'wall_s':>7} {'goal_s':>7} {'ratio':>6} {'cpu_s':>6} "
+        print(f"{'case':>43} {'wall_s':>7} {'goal_s':>7} {'ratio':>6} {'cpu_s':>6} "
               f"{'load (1 min)':>13}")
+        envs = [env]
+        if args.baseline is not None:
+            envs.append({**env, "PYTHONPATH": str(args.baseline.resolve())})
+        trees = ["", " [baseline]"]
         for label, argv, goal in cases:
-            wall, cpu = _median_s(argv, args.runs, env)
             load = os.getloadavg()[0]
-            goal_txt = f"{goal:7.2f} {wall / goal:6.2f}" if goal else f"{'-':>7} {'-':>6}"
-            print(f"{label:>32} {wall:7.2f} {goal_txt} {cpu:6.2f} {load:13.2f}", flush=True)
+            for tree, (wall, cpu) in zip(trees[:len(envs)], _medians_s(argv, args.runs, envs),
+                                         strict=True):
+                goal_txt = f"{goal:7.2f} {wall / goal:6.2f}" if goal else f"{'-':>7} {'-':>6}"
+                print(f"{label + tree:>43} {wall:7.2f} {goal_txt} {cpu:6.2f} {load:13.2f}",
+                      flush=True)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,9 @@ __all__ = ["CATEGORIES", "TransferTotals", "OperatorRecord", "SocResult", "attri
 #: Latency categories, highest priority first (see the module docstring).
 CATEGORIES: tuple[str, ...] = ("accelerator_compute", "data_transfer", "data_prep",
                                "cpu_framework", "idle")
+#: Resolution of the SoC plots (dots per inch); the figures are made at it, so the layout
+#: measured before saving is the one saved.
+_DPI = 120
 #: One colour per latency category, shared by every SoC plot.
 CATEGORY_COLORS = {"accelerator_compute": "#2ca02c", "data_transfer": "#1f77b4", "data_prep": "#ff7f0e",
            "cpu_framework": "#d62728", "idle": "#c7c7c7"}
@@ -293,25 +296,27 @@ class SocResult:
     def plot_gantt(self, path: str | Path, *, max_operators: int | None = None) -> Path:
         """A Gantt chart: one row per resource, bars coloured by category."""
         # a bare Figure renders with Agg and skips pyplot's import and figure manager
-        from matplotlib.collections import PolyCollection
         from matplotlib.figure import Figure
-        from matplotlib.patches import Patch
+        from matplotlib.patches import Patch, PathPatch
+        from matplotlib.path import Path as MplPath
 
         rows = sorted({r for r, *_ in self.timeline},
                       key=lambda r: (not r.startswith("cpu"), r.startswith("acc"), r))
         limit = None
         if max_operators is not None and len(self.operators) > max_operators:
             limit = self.operators[max_operators - 1].end_s
-        # the bars of each (resource, category), in one pass over the timeline, each drawn
-        # as one collection of rectangles built with numpy (Axes.broken_barh converts the
-        # units of every bar one by one: ResNet-50's timeline has ~13k intervals)
+        # the bars of each (resource, category), in one pass over the timeline, each set
+        # drawn as one compound path of rectangles built with numpy (a path or patch per bar
+        # costs a Python object each: ResNet-50's timeline has ~13k intervals)
         row_of = {r: yi for yi, r in enumerate(rows)}
         bars: dict[tuple[int, str], list[tuple[float, float]]] = {}
         for r, c, _, s, e in self.timeline:
             if limit is None or s <= limit:
                 bars.setdefault((row_of[r], c), []).append((s * 1e3, e * 1e3))
-        fig = Figure(figsize=(12, 1.2 + 0.45 * len(rows)))
+        fig = Figure(figsize=(12, 1.2 + 0.45 * len(rows)), dpi=_DPI)
         ax = fig.subplots()
+        rectangle = np.array([MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.LINETO,
+                              MplPath.CLOSEPOLY], dtype=MplPath.code_type)
         for yi in range(len(rows)):
             for cat in CATEGORIES[:-1]:
                 if (yi, cat) in bars:
@@ -319,9 +324,12 @@ class SocResult:
                     x0, x1 = se[:, 0], se[:, 1]
                     y0, y1 = np.full_like(x0, yi - 0.4), np.full_like(x0, yi + 0.4)
                     verts = np.stack([np.stack([x0, y0], 1), np.stack([x0, y1], 1),
-                                      np.stack([x1, y1], 1), np.stack([x1, y0], 1)], 1)
-                    ax.add_collection(PolyCollection(list(verts), facecolors=CATEGORY_COLORS[cat],
-                                                     linewidths=0))
+                                      np.stack([x1, y1], 1), np.stack([x1, y0], 1),
+                                      np.stack([x0, y0], 1)], 1).reshape(-1, 2)
+                    outline = MplPath(verts, np.tile(rectangle, len(se)))
+                    ax.add_artist(PathPatch(outline, facecolor=CATEGORY_COLORS[cat],
+                                            linewidth=0, snap=True))
+                    ax.update_datalim(verts)  # add_artist leaves the data limits alone
         ax.autoscale_view()
         ax.set_yticks(range(len(rows)), rows)
         ax.set_xlabel("time (ms)")
@@ -336,10 +344,11 @@ class SocResult:
         and per-operator stacked bars."""
         from matplotlib import colormaps
         from matplotlib.figure import Figure
+        from matplotlib.patches import StepPatch
 
         carbon = {r["component"]: r["total_kg"] for r in self.carbon_components}
         panels = 4 if carbon else 3
-        fig = Figure(figsize=(12, 9 + 1.5 * (panels - 3)))
+        fig = Figure(figsize=(12, 9 + 1.5 * (panels - 3)), dpi=_DPI)
         axes = fig.subplots(panels, 1,
                             gridspec_kw={"height_ratios": [1] * (panels - 1) + [3]})
         ax0, ax_e, ax1 = axes[0], axes[1], axes[-1]
@@ -360,15 +369,24 @@ class SocResult:
             _stacked_bar(axes[2], carbon, 1e6, colors,
                          "carbon per inference (mg CO2e, operational + embodied share)")
         # one filled step outline per category (the same picture as a width-1 bar per
-        # operator, without a patch per bar: ResNet-50 has hundreds of operators)
+        # operator, without a patch per bar: ResNet-50 has hundreds of operators). What
+        # Axes.stairs does, but the data limits are set from the outline's corners: stairs
+        # (add_patch) works them out curve by curve, ~700 segments per category.
         edges = np.arange(len(self.operators) + 1) - 0.5
         bottom = np.zeros(len(self.operators))
         for c in CATEGORIES:
             vals = np.array([o.breakdown_s[c] * 1e3 for o in self.operators])
             if len(vals):
-                ax1.stairs(bottom + vals, edges, baseline=bottom.copy(), fill=True,
-                           color=CATEGORY_COLORS[c], linewidth=0)
+                # matplotlib's stubs say float; StepPatch takes an array (as stairs does)
+                step = StepPatch(bottom + vals, edges,
+                                 baseline=bottom.copy(),  # type: ignore[arg-type]
+                                 fill=True, color=CATEGORY_COLORS[c], linewidth=0)
+                ax1.add_artist(step)
+                ax1.update_datalim([(edges[0], bottom.min()),
+                                    (edges[-1], (bottom + vals).max())])
+                step.sticky_edges.y.append(bottom.min())
             bottom += vals
+        ax1.autoscale_view()
         ax1.set_xlabel("operator (topological order)")
         ax1.set_ylabel("latency (ms)")
         ax1.set_title(f"{self.workload} on {self.soc} ({self.accelerators} accelerator(s))")
@@ -377,9 +395,18 @@ class SocResult:
 
 
 def _save_png(fig: Figure, path: str | Path) -> Path:
-    """``fig`` as a PNG at ``path``, written atomically (as :func:`save_figure`, without pyplot)."""
+    """``fig`` as a PNG at ``path``, written atomically (as :func:`save_figure`, without pyplot).
+
+    Cropped to the drawing as ``bbox_inches="tight"`` crops it (0.1 inch of padding), with
+    the box worked out here: given ``"tight"``, savefig draws the whole figure once more just
+    to find it.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    bbox = fig.get_tightbbox(renderer).padded(0.1)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=_DPI, bbox_inches=bbox)
     return atomic_write_bytes(path, buf.getvalue())
 
 
