@@ -199,7 +199,7 @@ def prepare_stimulus(
 
 
 def convert_outputs(
-    ports: Mapping[str, Port], raw: Mapping[str, Sequence[int]]
+    ports: Mapping[str, Port], raw: Mapping[str, Sequence[int] | np.ndarray]
 ) -> dict[str, np.ndarray]:
     """Turn recorded unsigned patterns into the result arrays (signed ports sign-extended)."""
     result = {}
