@@ -125,6 +125,28 @@ def _to_pattern(value: Any, port: Port, cycle: int, what: str) -> int:
     return value & ((1 << port.width) - 1)
 
 
+def _array_patterns(values: Any, port: Port) -> list[int] | None:
+    """The patterns of a numpy integer array whose values all fit ``port``, else None.
+
+    The vectorised twin of :func:`_to_pattern` for long stimulus (same bounds, same result);
+    None sends anything else, out-of-range values included, to the per-value path, which
+    raises its error naming the first bad cycle.
+    """
+    if (not isinstance(values, np.ndarray) or values.ndim != 1 or values.size == 0
+            or values.dtype.kind not in "iu" or not 0 < port.width <= 64):
+        return None
+    if port.signed:
+        low, high = -(1 << (port.width - 1)), (1 << (port.width - 1)) - 1
+    else:
+        low, high = 0, (1 << port.width) - 1
+    if int(values.min()) < low or int(values.max()) > high:
+        return None
+    # astype(uint64) is two's complement for negatives; the mask keeps the port's bits.
+    masked = values.astype(np.uint64) & np.uint64((1 << port.width) - 1)
+    result: list[int] = masked.tolist()
+    return result
+
+
 def prepare_stimulus(
     ports: Mapping[str, Port],
     inputs: Mapping[str, Any] | None,
@@ -165,7 +187,9 @@ def prepare_stimulus(
         if not v:
             raise SimulationError(f"input port '{name}' has no values", signal=name)
         port = ports[name]
-        patterns[name] = [_to_pattern(x, port, k, "input") for k, x in enumerate(v)]
+        fast = _array_patterns(inputs[name], port)
+        patterns[name] = (fast if fast is not None
+                          else [_to_pattern(x, port, k, "input") for k, x in enumerate(v)])
 
     if outputs is None:
         record = [p.name for p in ports.values() if not p.is_input]
@@ -191,8 +215,10 @@ def prepare_stimulus(
             raise SimulationError(f"expected values for port '{name}' have length {len(seq)}, "
                                   f"not the {cycles} cycles simulated", signal=name)
         port = ports[name]
-        checks[name] = [None if x is None else _to_pattern(x, port, k, "expected")
-                        for k, x in enumerate(seq)]
+        fast = _array_patterns(values, port)
+        checks[name] = (list(fast) if fast is not None
+                        else [None if x is None else _to_pattern(x, port, k, "expected")
+                              for k, x in enumerate(seq)])
         if name not in record:
             record.append(name)
     return Stimulus(inputs=patterns, outputs=record, cycles=cycles, expected=checks)
@@ -231,6 +257,18 @@ def check_expected(
             continue
         mask = (1 << ports[name].width) - 1
         got = outputs[name]
+        if ports[name].width <= WIDE_BITS:
+            # Vectorised: the first cared-for cycle whose masked value differs.
+            care = np.array([w is not None for w in want], dtype=bool)
+            wanted = np.array([0 if w is None else w for w in want], dtype=np.int64)
+            bad = np.flatnonzero(care & ((np.asarray(got, dtype=np.int64) & mask) != wanted))
+            if bad.size:
+                k = int(bad[0])
+                w = want[k]
+                assert w is not None
+                if first is None or (k, order) < first[:2]:
+                    first = (k, order, name, w)
+            continue
         for k, w in enumerate(want):
             if w is not None and (int(got[k]) & mask) != w:
                 if first is None or (k, order) < first[:2]:
