@@ -214,7 +214,8 @@ def simulate(
     start = time.perf_counter()
     ports = component_ports(component)
     try:
-        stimulus = prepare_stimulus(ports, inputs, outputs, cycles, expected)
+        stimulus = prepare_stimulus(ports, inputs, outputs, cycles, expected,
+                                    as_arrays=backend == "native")
         wave_path = _check_waveform(waveform, backend)
     except ArchsimError:
         # The component is never elaborated; spare the user Amaranth's "never used" warning.
