@@ -24,6 +24,8 @@ For 8x8 and 16x16 int8 output-stationary arrays (``archsim.hw.systolic.SystolicA
 
 Every C++ loop is timed inside its executable (``std::chrono``), cocotb's inside the
 simulator; "end-to-end" adds Verilog generation, stimulus checks, files and process start-up.
+The native and hand-written runs are repeated ``--repeat`` times (default 3), interleaved, and
+the fastest is kept: on the shared 2-core machines one run's speed varies by 2x with load.
 Printed besides the table: each mode's speed over pysim's and over the hand-written main's.
 
 Run: ``python bench/rtl_sim_speed.py [--quick] [--sizes 8] [--json out.json]``.
@@ -163,7 +165,7 @@ def _random_inputs(array: Any, cycles: int, rng: np.random.Generator) -> dict[st
 
 
 def run_benchmark(*, sizes: tuple[int, ...] = (8, 16), quick: bool = False,
-                  seed: int = 0) -> list[dict[str, Any]]:
+                  seed: int = 0, repeat: int = 3) -> list[dict[str, Any]]:
     """Measure every configuration; returns one row per (size, mode)."""
     from archsim.hw.systolic import SystolicArray
     from archsim.sim.rtl import simulate, to_verilog
@@ -231,30 +233,38 @@ def run_benchmark(*, sizes: tuple[int, ...] = (8, 16), quick: bool = False,
                 native = simulate(array, {k: v[:10] for k, v in bulk.items()}, ["c_valid"],
                                   backend="native", name=name)
                 record(size, "native build (empty cache)", build_time_s=native.build_time_s)
-                native = simulate(array, bulk, ["c_valid"], backend="native", name=name)
-                record(size, "native, driven every cycle", native)
-                record(size, "native, driven, all outputs read every cycle",
-                       simulate(array, bulk, None, backend="native", name=name))
-                record(size, "native, free-running",
-                       simulate(array, {k: v[:1] for k, v in bulk.items()}, [],
-                                cycles=native_cycles, backend="native", name=name))
-
-                print(f"{size}x{size}: hand-written C++ mains", flush=True)
                 verilog = to_verilog(array, name=name)
                 ports = list(bulk)
                 columns = np.stack([np.asarray(bulk[p]).astype(np.int64) & 0xFF for p in ports])
                 main_cpp = handwritten_main(ports)
-                for reset_register, mode in ((False, "hand-written main, driven every cycle"),
-                                             (True, "hand-written main + reset register, "
-                                                    "driven every cycle")):
-                    exe, build_s = _build_handwritten(verilog, name, main_cpp,
-                                                      reset_register=reset_register)
-                    c_valid, wall_s = _run_handwritten(exe, columns)
+                mains = {"hand-written main, driven every cycle": False,
+                         "hand-written main + reset register, driven every cycle": True}
+                exes = {mode: _build_handwritten(verilog, name, main_cpp, reset_register=reg)
+                        for mode, reg in mains.items()}
+                runs = {"native, driven every cycle": (bulk, ["c_valid"], None),
+                        "native, driven, all outputs read every cycle": (bulk, None, None),
+                        "native, free-running": ({k: v[:1] for k, v in bulk.items()}, [],
+                                                 native_cycles)}
+                best: dict[str, Any] = {}
+                hand: dict[str, tuple[np.ndarray, float]] = {}
+                for _ in range(max(repeat, 1)):
+                    for mode, (stim, outs, n) in runs.items():
+                        got = simulate(array, stim, outs, cycles=n, backend="native", name=name)
+                        if mode not in best or got.wall_time_s < best[mode].wall_time_s:
+                            best[mode] = got
+                    for mode, (exe, _build_s) in exes.items():
+                        c_valid, wall_s = _run_handwritten(exe, columns)
+                        if mode not in hand or wall_s < hand[mode][1]:
+                            hand[mode] = (c_valid, wall_s)
+                for mode, got in best.items():
+                    record(size, mode, got)
+                native = best["native, driven every cycle"]
+                for mode, (c_valid, wall_s) in hand.items():
                     same = bool(np.array_equal(c_valid, native.outputs["c_valid"]))
                     rows.append({"array": f"{size}x{size}", "mode": mode,
                                  "cycles": native_cycles, "wall_time_s": wall_s,
                                  "cycles_per_s": native_cycles / wall_s,
-                                 "build_time_s": build_s, "c_valid_equals_native": same})
+                                 "build_time_s": exes[mode][1], "c_valid_equals_native": same})
                     print(f"  {rows[-1]}", flush=True)
             finally:
                 if previous is None:
@@ -306,9 +316,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="10x fewer cycles")
     parser.add_argument("--sizes", default="8,16", help="array sizes, comma separated")
     parser.add_argument("--json", help="also write the rows as JSON")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of each native and hand-written mode (the fastest is kept)")
     args = parser.parse_args()
     sizes = tuple(int(s) for s in args.sizes.split(","))
-    rows = run_benchmark(sizes=sizes, quick=args.quick)
+    rows = run_benchmark(sizes=sizes, quick=args.quick, repeat=args.repeat)
     _print_table(rows)
     if args.json:
         from archsim.outputs import write_json
