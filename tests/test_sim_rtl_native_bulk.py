@@ -16,9 +16,9 @@ from archsim.errors import ConfigError, SimulationError
 from archsim.hw.checks import silence_unused
 from archsim.hw.systolic import SystolicArray
 from archsim.sim.rtl import BACKENDS, simulate
-from archsim.sim.rtl._ports import component_ports, prepare_stimulus
+from archsim.sim.rtl._ports import Port, component_ports, prepare_stimulus
 from archsim.sim.rtl.matmul import run_matmul
-from archsim.sim.rtl.native_bulk import bulk_wrapper, element_bytes
+from archsim.sim.rtl.native_bulk import _decode, bulk_wrapper, element_bytes
 from archsim.tests.rtl_designs import Combo, Counter, SignedAdder
 from archsim.tests.test_sim_rtl import check_combo, combo_stimulus, counter_expected
 
@@ -101,6 +101,22 @@ def test_array_stimulus_takes_the_same_checks_as_lists():
     with pytest.raises(SimulationError, match=r"input value -1 at cycle 2 does not fit port "
                                               r"'en' \(unsigned, 1 bits: 0..1\)"):
         prepare_stimulus(ports, {"en": np.array([0, 1, -1])}, ["count"], None, None)
+
+
+def test_a_bad_result_file_is_a_simulation_error():
+    ports = component_ports(SignedAdder())
+    stimulus = prepare_stimulus(ports, {"a": [1, 2], "b": [3, 4]}, None, None, None)
+    outputs: list[Port] = [p for p in ports.values() if not p.is_input]
+    with pytest.raises(SimulationError, match="'adder' wrote no valid result"):
+        _decode(b"", outputs, stimulus, "adder")
+    # The right header (magic "BRK1", 2 cycles, 0 ns) but no columns after it.
+    header = np.array([0x314B5242, 2, 0], dtype="<u8").tobytes()
+    with pytest.raises(SimulationError, match="'adder' wrote a truncated result"):
+        _decode(header, outputs, stimulus, "adder")
+    # 2 cycles of the 9-bit sum (2-byte elements, padded to 8) and the final value: decodes.
+    body = np.array([4, 6, 0, 0, 6, 0, 0, 0], dtype="<u2").tobytes()
+    recorded, final, _ = _decode(header + body, outputs, stimulus, "adder")
+    assert recorded["sum"].tolist() == [4, 6] and final == {"sum": 6}
 
 
 # --- Verilator ---------------------------------------------------------------------------------

