@@ -41,8 +41,8 @@ class FreeCounters(wiring.Component):
     edge before the reset would make ``free`` one more; no reset edge, ``count`` one more.
     """
 
-    count: Out(16)
-    free: Out(16)
+    def __init__(self) -> None:
+        super().__init__({"count": Out(16), "free": Out(16)})
 
     def elaborate(self, platform):
         m = Module()
