@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from amaranth import Module, Signal
 from amaranth.lib import wiring
-from amaranth.lib.wiring import Out
+from amaranth.lib.wiring import In, Out
 
 from archsim.errors import ConfigError, SimulationError
 from archsim.hw.checks import silence_unused
@@ -35,14 +35,16 @@ def rtl_cache(tmp_path_factory):
 
 
 class FreeCounters(wiring.Component):
-    """No inputs; two 16-bit counters that step every edge, ``free`` never reset.
+    """No inputs but a zero-width one; two 16-bit counters that step every edge, ``free``
+    never reset, and a zero-width output (reads 0).
 
     The reset edge is an edge: ``count[k] = k`` and ``free[k] = k + 1`` (mod 2**16). An extra
     edge before the reset would make ``free`` one more; no reset edge, ``count`` one more.
     """
 
     def __init__(self) -> None:
-        super().__init__({"count": Out(16), "free": Out(16)})
+        super().__init__({"count": Out(16), "free": Out(16), "void_in": In(0),
+                          "void_out": Out(0)})
 
     def elaborate(self, platform):
         m = Module()
@@ -104,7 +106,9 @@ def test_array_stimulus_takes_the_same_checks_as_lists():
 
 
 def test_a_bad_result_file_is_a_simulation_error():
-    ports = component_ports(SignedAdder())
+    adder = SignedAdder()
+    silence_unused(adder)
+    ports = component_ports(adder)
     stimulus = prepare_stimulus(ports, {"a": [1, 2], "b": [3, 4]}, None, None, None)
     outputs: list[Port] = [p for p in ports.values() if not p.is_input]
     with pytest.raises(SimulationError, match="'adder' wrote no valid result"):
@@ -165,6 +169,8 @@ def test_native_without_inputs_and_without_clock(rtl_cache):
         free = simulate(FreeCounters(), cycles=N, backend=backend)
         np.testing.assert_array_equal(free.outputs["count"], np.arange(N))
         np.testing.assert_array_equal(free.outputs["free"], np.arange(N) + 1)
+        np.testing.assert_array_equal(free.outputs["void_out"], np.zeros(N))
+        assert free.final_outputs["void_out"] == 0 and free.final_outputs["count"] == N
     rng = np.random.default_rng(5)
     a, b = rng.integers(-128, 128, N), rng.integers(-128, 128, N)
     adder = simulate(SignedAdder(), {"a": a, "b": b}, backend="native")  # combinational only

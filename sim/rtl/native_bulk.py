@@ -319,7 +319,7 @@ def _decode(raw: bytes, outputs: Sequence[Port], stimulus: Stimulus, toplevel: s
     except ValueError:  # a short file: np.frombuffer ran past its end
         raise SimulationError(f"the native simulation of '{toplevel}' wrote a truncated "
                               "result") from None
-    return {name: recorded[name] for name in stimulus.outputs}, final, int(header[2]) * 1e-9
+    return recorded, final, int(header[2]) * 1e-9
 
 
 # --- running ----------------------------------------------------------------------------------
@@ -353,12 +353,15 @@ def run_bulk(verilog: str, *, toplevel: str, ports: Mapping[str, Port],
         The executable failed or wrote no valid result.
     """
     verilog_ports = _module_ports(verilog, toplevel)
-    for port in ports.values():
+    # Zero-width ports carry nothing (Amaranth declares them [-1:0]): left unconnected, and
+    # a recorded one reads 0 every cycle, as in the other backends.
+    live = [p for p in ports.values() if p.width > 0]
+    for port in live:
         if port.name not in verilog_ports:
             raise ConfigError(f"module '{toplevel}' has no port '{port.name}'",
                               field="verilog")
-    inputs = [p for p in ports.values() if p.is_input]
-    outputs = [p for p in ports.values() if not p.is_input]
+    inputs = [p for p in live if p.is_input]
+    outputs = [p for p in live if not p.is_input]
     has_clk = verilog_ports.get("clk", ("", 0))[0] == "input"
     has_rst = has_clk and verilog_ports.get("rst", ("", 0))[0] == "input"
     wrapper = bulk_wrapper(toplevel, inputs, outputs, has_clk=has_clk, has_rst=has_rst)
@@ -382,6 +385,11 @@ def run_bulk(verilog: str, *, toplevel: str, ports: Mapping[str, Port],
         raw = result_file.read_bytes()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    live_names = {p.name for p in outputs}
+    dead = [name for name in stimulus.outputs if name not in live_names]
     recorded, final, wall_time_s = _decode(raw, outputs, stimulus, toplevel)
+    recorded = {name: (np.zeros(stimulus.cycles, dtype=np.uint64) if name in dead
+                       else recorded[name]) for name in stimulus.outputs}
+    final.update({p.name: 0 for p in ports.values() if not p.is_input and p.width == 0})
     return BulkRun(outputs=recorded, final=final, wall_time_s=wall_time_s,
                    build_time_s=build_time_s, cached=cached)
