@@ -233,7 +233,7 @@ def test_sum_matches_numpy_and_pysim_and_is_cached(native_cache, monkeypatch):
     assert result.wall_time_s > 0 and result.cycles_per_s > 0
 
     # The same Verilog again: the cached executable, not a rebuild.
-    monkeypatch.setattr(native, "_build_native", lambda *a, **k: pytest.fail("rebuilt"))
+    monkeypatch.setattr(native, "_compile_harness", lambda *a, **k: pytest.fail("rebuilt"))
     again = run_native(to_verilog(SumAccel()), job=sum_job(words, 5))
     assert again.build_cached and again.build_time_s == 0.0
     assert again.reads[1].tolist() == [int(words[:5].sum()) % (1 << 32)]

@@ -61,7 +61,7 @@ from ._toolchain import verilator_version as _verilator_version
 
 __all__ = ["NativeJob", "NativeWrite", "NativeRead", "NativeRunUntil", "NativeResult",
            "run_native", "reset_wrapper", "NATIVE_FLAGS", "BUS_INPUTS", "BUS_OUTPUTS",
-           "DEFAULT_MAX_CYCLES"]
+           "DEFAULT_MAX_CYCLES", "HarnessSources", "build_harness"]
 
 #: Verilator options of a native build (besides the sources, the top module and the output):
 #: a plain C++ model (no VPI, no public signals, no tracing) with Verilator's -O3, its C++
@@ -349,21 +349,62 @@ def _template() -> str:
 
 # --- building ---------------------------------------------------------------------------------
 
-def _build_native(folder: Path, verilog: str, toplevel: str, wrapper: tuple[str, str] | None,
-                  header: str, template: str, toolchain: Toolchain) -> None:
+@dataclass(frozen=True)
+class HarnessSources:
+    """What a generated C++ main adds to the design's Verilog: the C++ template (file name
+    and text), the design-specific header it includes, the name of the model class and of
+    the executable, and an optional Verilog wrapper ``(module name, text)`` made the top."""
+
+    template_name: str
+    template: str
+    header_name: str
+    header: str
+    prefix: str
+    executable: str
+    wrapper: tuple[str, str] | None = None
+
+
+def build_harness(*, verilog: str, toplevel: str, sources: HarnessSources, harness: str,
+                  key: str) -> tuple[Path, float, bool]:
+    """The executable of ``verilog`` under a generated C++ main, built once per ``key`` in
+    the build cache (kind ``native``, compiled with :data:`NATIVE_FLAGS`).
+
+    Returns the executable's path, the build time and whether it came from the cache. Both
+    the run-to-done harness here and the bulk-stimulus one (:mod:`.native_bulk`) build
+    through it; ``harness`` names which in the cache entry's facts.
+    """
+    toolchain: Toolchain | None = None
+
+    def prepare() -> None:
+        nonlocal toolchain
+        toolchain = find_toolchain(compiler=True, embed_python=False)
+
+    def build(folder: Path) -> None:
+        assert toolchain is not None
+        _compile_harness(folder, verilog, toplevel, sources, toolchain)
+
+    entry = cached_build(kind="native", key=key, product=sources.executable, build=build,
+                         before_build=prepare,
+                         facts={"toplevel": toplevel, "verilator": _verilator_version(),
+                                "harness": harness})
+    return entry.path / sources.executable, entry.build_time_s, entry.cached
+
+
+def _compile_harness(folder: Path, verilog: str, toplevel: str, sources: HarnessSources,
+                     toolchain: Toolchain) -> None:
     from ._verilator import _compile_error
 
     (folder / f"{toplevel}.v").write_text(verilog)
-    sources = [f"{toplevel}.v"]
+    files = [f"{toplevel}.v"]
     model = toplevel
-    if wrapper is not None:
-        model = wrapper[0]
-        (folder / f"{model}.v").write_text(wrapper[1])
-        sources.append(f"{model}.v")
-    (folder / _HEADER).write_text(header)
-    (folder / _TEMPLATE).write_text(template)
-    command = ["verilator", *NATIVE_FLAGS, "--top-module", model, "--prefix", _PREFIX,
-               "--Mdir", ".", "-o", _EXECUTABLE, *sources, _TEMPLATE]
+    if sources.wrapper is not None:
+        model = sources.wrapper[0]
+        (folder / f"{model}.v").write_text(sources.wrapper[1])
+        files.append(f"{model}.v")
+    (folder / sources.header_name).write_text(sources.header)
+    (folder / sources.template_name).write_text(sources.template)
+    command = ["verilator", *NATIVE_FLAGS, "--top-module", model, "--prefix", sources.prefix,
+               "--Mdir", ".", "-o", sources.executable, *files, sources.template_name]
     with verilator_env(toolchain):
         try:
             done = subprocess.run(command, cwd=folder, capture_output=True, text=True,
@@ -372,7 +413,7 @@ def _build_native(folder: Path, verilog: str, toplevel: str, wrapper: tuple[str,
             raise ToolchainError(f"cannot run Verilator: {exc}") from None
     log = done.stdout + done.stderr
     (folder / "build.log").write_text(log)
-    if done.returncode != 0 or not (folder / _EXECUTABLE).is_file():
+    if done.returncode != 0 or not (folder / sources.executable).is_file():
         raise _compile_error(verilog, log, toplevel)
 
 
@@ -384,21 +425,11 @@ def _ensure_native_build(verilog: str, toplevel: str, ports: dict[str, tuple[str
     options = {"toplevel": toplevel, "flags": list(NATIVE_FLAGS)}
     key = content_hash(verilog, json.dumps(options, sort_keys=True), template, header,
                        "" if wrapper is None else wrapper[1], _verilator_version())
-    toolchain: Toolchain | None = None
-
-    def prepare() -> None:
-        nonlocal toolchain
-        toolchain = find_toolchain(compiler=True, embed_python=False)
-
-    def build(folder: Path) -> None:
-        assert toolchain is not None
-        _build_native(folder, verilog, toplevel, wrapper, header, template, toolchain)
-
-    entry = cached_build(kind="native", key=key, product=_EXECUTABLE, build=build,
-                         before_build=prepare,
-                         facts={"toplevel": toplevel, "verilator": _verilator_version(),
-                                "harness": "native"})
-    return entry.path / _EXECUTABLE, entry.build_time_s, entry.cached
+    sources = HarnessSources(template_name=_TEMPLATE, template=template, header_name=_HEADER,
+                             header=header, prefix=_PREFIX, executable=_EXECUTABLE,
+                             wrapper=wrapper)
+    return build_harness(verilog=verilog, toplevel=toplevel, sources=sources,
+                         harness="native", key=key)
 
 
 # --- running ----------------------------------------------------------------------------------

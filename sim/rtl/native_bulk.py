@@ -40,12 +40,10 @@ from pathlib import Path
 import numpy as np
 
 from ...cache import content_hash
-from ...errors import ConfigError, SimulationError, ToolchainError
-from ._build_cache import cached_build
+from ...errors import ConfigError, SimulationError
 from ._ports import Port, Stimulus
-from ._toolchain import Toolchain, find_toolchain, verilator_env
 from ._toolchain import verilator_version as _verilator_version
-from .native import NATIVE_FLAGS, _module_ports
+from .native import NATIVE_FLAGS, HarnessSources, _module_ports, build_harness
 
 __all__ = ["BulkRun", "run_bulk", "bulk_wrapper", "element_bytes", "BULK_FLAGS"]
 
@@ -207,49 +205,17 @@ def _template() -> str:
 
 # --- building ---------------------------------------------------------------------------------
 
-def _build(folder: Path, verilog: str, toplevel: str, wrapper: tuple[str, str], header: str,
-           template: str, toolchain: Toolchain) -> None:
-    from ._verilator import _compile_error
-
-    (folder / f"{toplevel}.v").write_text(verilog)
-    (folder / f"{wrapper[0]}.v").write_text(wrapper[1])
-    (folder / _HEADER).write_text(header)
-    (folder / _TEMPLATE).write_text(template)
-    command = ["verilator", *BULK_FLAGS, "--top-module", wrapper[0], "--prefix", _PREFIX,
-               "--Mdir", ".", "-o", _EXECUTABLE, f"{toplevel}.v", f"{wrapper[0]}.v", _TEMPLATE]
-    with verilator_env(toolchain):
-        try:
-            done = subprocess.run(command, cwd=folder, capture_output=True, text=True,
-                                  check=False)
-        except OSError as exc:
-            raise ToolchainError(f"cannot run Verilator: {exc}") from None
-    log = done.stdout + done.stderr
-    (folder / "build.log").write_text(log)
-    if done.returncode != 0 or not (folder / _EXECUTABLE).is_file():
-        raise _compile_error(verilog, log, toplevel)
-
-
 def _ensure_build(verilog: str, toplevel: str, wrapper: tuple[str, str], header: str
                   ) -> tuple[Path, float, bool]:
     template = _template()
     options = {"toplevel": toplevel, "flags": list(BULK_FLAGS), "harness": "bulk"}
     key = content_hash(verilog, json.dumps(options, sort_keys=True), wrapper[1], header,
                        template, _verilator_version())
-    toolchain: Toolchain | None = None
-
-    def prepare() -> None:
-        nonlocal toolchain
-        toolchain = find_toolchain(compiler=True, embed_python=False)
-
-    def build(folder: Path) -> None:
-        assert toolchain is not None
-        _build(folder, verilog, toplevel, wrapper, header, template, toolchain)
-
-    entry = cached_build(kind="native", key=key, product=_EXECUTABLE, build=build,
-                         before_build=prepare,
-                         facts={"toplevel": toplevel, "verilator": _verilator_version(),
-                                "harness": "bulk"})
-    return entry.path / _EXECUTABLE, entry.build_time_s, entry.cached
+    sources = HarnessSources(template_name=_TEMPLATE, template=template, header_name=_HEADER,
+                             header=header, prefix=_PREFIX, executable=_EXECUTABLE,
+                             wrapper=wrapper)
+    return build_harness(verilog=verilog, toplevel=toplevel, sources=sources,
+                         harness="bulk", key=key)
 
 
 # --- the job and the result -------------------------------------------------------------------
