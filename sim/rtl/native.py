@@ -61,7 +61,7 @@ from ._toolchain import verilator_version as _verilator_version
 
 __all__ = ["NativeJob", "NativeWrite", "NativeRead", "NativeRunUntil", "NativeResult",
            "run_native", "reset_wrapper", "NATIVE_FLAGS", "BUS_INPUTS", "BUS_OUTPUTS",
-           "DEFAULT_MAX_CYCLES", "HarnessSources", "build_harness"]
+           "DEFAULT_MAX_CYCLES", "HarnessSources", "build_harness", "run_harness"]
 
 #: Verilator options of a native build (besides the sources, the top module and the output):
 #: a plain C++ model (no VPI, no public signals, no tracing) with Verilator's -O3, its C++
@@ -390,6 +390,32 @@ def build_harness(*, verilog: str, toplevel: str, sources: HarnessSources, harne
     return entry.path / sources.executable, entry.build_time_s, entry.cached
 
 
+def run_harness(executable: Path, job: bytes, *, toplevel: str) -> bytes:
+    """Run a built harness (:func:`build_harness`) on the job bytes; its result file's bytes.
+
+    The job and result files live in a temporary folder removed afterwards. A harness that
+    cannot start, exits non-zero or writes no result raises :class:`SimulationError` with
+    the last lines of its output.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="archsim-native-"))
+    try:
+        job_file, result_file = folder / "job.bin", folder / "result.bin"
+        job_file.write_bytes(job)
+        try:
+            done = subprocess.run([str(executable), str(job_file), str(result_file)],
+                                  capture_output=True, text=True, check=False)
+        except OSError as exc:
+            raise SimulationError(f"cannot run the native simulation of '{toplevel}': "
+                                  f"{exc}") from None
+        if done.returncode != 0 or not result_file.is_file():
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-20:])
+            raise SimulationError(f"the native simulation of '{toplevel}' failed (exit "
+                                  f"status {done.returncode}):\n{tail}")
+        return result_file.read_bytes()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _compile_harness(folder: Path, verilog: str, toplevel: str, sources: HarnessSources,
                      toolchain: Toolchain) -> None:
     from ._verilator import _compile_error
@@ -484,23 +510,8 @@ def run_native(verilog: str, *, toplevel: str = "top", job: NativeJob,
     executable, build_time_s, cached = _ensure_native_build(verilog, toplevel, ports, signals,
                                                             has_rst)
 
-    folder = Path(tempfile.mkdtemp(prefix="archsim-native-"))
-    try:
-        job_file, result_file = folder / "job.bin", folder / "result.bin"
-        job._encode(signals, max_cycles).tofile(job_file)
-        try:
-            done = subprocess.run([str(executable), str(job_file), str(result_file)],
-                                  capture_output=True, text=True, check=False)
-        except OSError as exc:
-            raise SimulationError(f"cannot run the native simulation of '{toplevel}': "
-                                  f"{exc}") from None
-        if done.returncode != 0 or not result_file.is_file():
-            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-20:])
-            raise SimulationError(f"the native simulation of '{toplevel}' failed (exit "
-                                  f"status {done.returncode}):\n{tail}")
-        raw = result_file.read_bytes()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    raw = run_harness(executable, job._encode(signals, max_cycles).tobytes(),
+                      toplevel=toplevel)
     return _decode(raw, job, toplevel, max_cycles, build_time_s, cached,
                    time.perf_counter() - begin)
 

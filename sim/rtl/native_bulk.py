@@ -29,9 +29,6 @@ of Verilator's C type for it); a wider one as ``ceil(width / 32)`` little-endian
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -43,7 +40,7 @@ from ...cache import content_hash
 from ...errors import ConfigError, SimulationError
 from ._ports import Port, Stimulus
 from ._toolchain import verilator_version as _verilator_version
-from .native import NATIVE_FLAGS, HarnessSources, _module_ports, build_harness
+from .native import NATIVE_FLAGS, HarnessSources, _module_ports, build_harness, run_harness
 
 __all__ = ["BulkRun", "run_bulk", "bulk_wrapper", "element_bytes", "BULK_FLAGS"]
 
@@ -334,23 +331,7 @@ def run_bulk(verilog: str, *, toplevel: str, ports: Mapping[str, Port],
     header = _header(wrapper[0], inputs, outputs, has_clk=has_clk, has_rst=has_rst)
     executable, build_time_s, cached = _ensure_build(verilog, toplevel, wrapper, header)
 
-    folder = Path(tempfile.mkdtemp(prefix="archsim-bulk-"))
-    try:
-        job_file, result_file = folder / "job.bin", folder / "result.bin"
-        job_file.write_bytes(_encode(inputs, outputs, stimulus))
-        try:
-            done = subprocess.run([str(executable), str(job_file), str(result_file)],
-                                  capture_output=True, text=True, check=False)
-        except OSError as exc:
-            raise SimulationError(f"cannot run the native simulation of '{toplevel}': "
-                                  f"{exc}") from None
-        if done.returncode != 0 or not result_file.is_file():
-            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-20:])
-            raise SimulationError(f"the native simulation of '{toplevel}' failed (exit "
-                                  f"status {done.returncode}):\n{tail}")
-        raw = result_file.read_bytes()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    raw = run_harness(executable, _encode(inputs, outputs, stimulus), toplevel=toplevel)
     live_names = {p.name for p in outputs}
     dead = [name for name in stimulus.outputs if name not in live_names]
     recorded, final, wall_time_s = _decode(raw, outputs, stimulus, toplevel)
