@@ -37,7 +37,7 @@ from ...errors import ConfigError
 from ...hw.models.accelerators import VECTOR_KINDS
 from ...operators import Operator
 from .config import ScratchpadConfig
-from .tiling import CPU_KINDS, best_tiling, plan_operator
+from .tiling import CPU_KINDS, best_tiling, conv_geometry, plan_operator
 
 __all__ = ["TileCopy", "CopyTiming", "LinearFit", "CpuScaling", "NetworkPrep", "tile_copies",
            "graph_copies", "copy_tile", "untile", "time_copies", "fit_copy_cost",
@@ -169,16 +169,7 @@ class CpuScaling:
 
 
 def _conv_copies(op: Operator, rows: int, red: int, cols: int, eb: int) -> list[TileCopy]:
-    a = op.attrs
-    n, g = a["batch"], a["groups"]
-    cin, cout = a["in_channels"] // g, a["out_channels"] // g
-    kh, kw = a["kernel_h"], a["kernel_w"]
-    s, dil = (v[0] if isinstance(v, tuple) else v for v in (a["stride"], a["dilation"]))
-    oh, ow = a["out_h"], a["out_w"]
-    pad = a["padding"]
-    in_w = a["in_w"] + pad[2] + pad[3]
-    in_h = a["in_h"] + pad[0] + pad[1]
-    eff_kh = dil * (kh - 1) + 1
+    n, g, cin, cout, kh, kw, s, oh, ow, in_h, in_w, eff_kh = conv_geometry(op)
     # SMAUG's SMV layouts: activations NHWC (padded), weights KRSC.
     in_shape = (n, in_h, in_w, g * cin)
     w_shape = (g * cout, kh, kw, cin)

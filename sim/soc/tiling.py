@@ -23,6 +23,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from ...hw.models.accelerators import GEMM_KINDS, HOST_KINDS, VECTOR_KINDS
 from ...operators import Operator
 from .config import ScratchpadConfig
 
-__all__ = ["Step", "Job", "OperatorPlan", "LoopTiling", "plan_operator", "best_tiling",
+__all__ = ["ConvGeometry", "conv_geometry", "Step", "Job", "OperatorPlan", "LoopTiling", "plan_operator", "best_tiling",
            "ScratchpadTiler", "CPU_KINDS", "VECTOR_KINDS"]
 
 #: Operator kinds run on the CPU (they move bytes, compute nothing on an accelerator).
@@ -218,19 +219,43 @@ def _no_tiling(op: Operator, spads: ScratchpadConfig) -> ConfigError:
         field="accelerators.scratchpads")
 
 
+class ConvGeometry(NamedTuple):
+    """A convolution's shape as the tilers cut it: per group channels, padded input size,
+    the height components of stride and dilation (the tiler cuts output rows) and the
+    effective kernel height ``dilation * (kernel_h - 1) + 1``."""
+
+    batch: int
+    groups: int
+    in_channels: int  # per group
+    out_channels: int  # per group
+    kernel_h: int
+    kernel_w: int
+    stride_h: int
+    out_h: int
+    out_w: int
+    in_h: int  # padded
+    in_w: int  # padded
+    eff_kernel_h: int
+
+
+def conv_geometry(op: Operator) -> ConvGeometry:
+    """The :class:`ConvGeometry` of a ``conv2d`` operator's attributes."""
+    a = op.attrs
+    g = a["groups"]
+    # Stride and dilation are an int, or (height, width) when they differ (ONNX); only the
+    # height components matter here (widths are in in_w/out_w).
+    s, dil = (v[0] if isinstance(v, tuple) else v for v in (a["stride"], a["dilation"]))
+    pad = a["padding"]
+    return ConvGeometry(
+        batch=a["batch"], groups=g, in_channels=a["in_channels"] // g,
+        out_channels=a["out_channels"] // g, kernel_h=a["kernel_h"], kernel_w=a["kernel_w"],
+        stride_h=s, out_h=a["out_h"], out_w=a["out_w"], in_h=a["in_h"] + pad[0] + pad[1],
+        in_w=a["in_w"] + pad[2] + pad[3], eff_kernel_h=dil * (a["kernel_h"] - 1) + 1)
+
+
 def _plan_conv(op: Operator, spads: ScratchpadConfig, eb: float,
                align: tuple[int, int, int] = (1, 1, 1)) -> OperatorPlan:
-    a = op.attrs
-    n, g = a["batch"], a["groups"]
-    cin, cout = a["in_channels"] // g, a["out_channels"] // g
-    # Stride and dilation are an int, or (height, width) when they differ (ONNX); the tiler
-    # cuts output rows, so only the height components matter here (widths are in in_w/out_w).
-    kh, kw = a["kernel_h"], a["kernel_w"]
-    s, dil = (v[0] if isinstance(v, tuple) else v for v in (a["stride"], a["dilation"]))
-    oh, ow = a["out_h"], a["out_w"]
-    pad = a["padding"]
-    in_w = a["in_w"] + pad[2] + pad[3]
-    eff_kh = dil * (kh - 1) + 1
+    n, g, cin, cout, kh, kw, s, oh, ow, in_h_pad, in_w, eff_kh = conv_geometry(op)
     # The step's implicit GEMM is (rows * ow, c * kh * kw, k): align input channels so that
     # c * kh * kw is a multiple of the kernel tile, and output channels; rows are not aligned
     # (with an odd output width that would leave whole images per job, too few to share).
@@ -241,7 +266,6 @@ def _plan_conv(op: Operator, spads: ScratchpadConfig, eb: float,
                     col_align=align[2])
     if t is None:
         raise _no_tiling(op, spads)
-    in_h_pad = a["in_h"] + pad[0] + pad[1]
     jobs: list[Job] = []
     prep = 0.0
     for b in range(n):
