@@ -172,6 +172,8 @@ def import_file(path: str | Path, *, field: str, what: str = "module") -> Module
         raise ConfigError(f"{path} is not a Python file", field=field)
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
+    # the user asked for no __pycache__ folder beside their file
+    dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # noqa: BLE001 - any failure of user code at import time
@@ -179,6 +181,8 @@ def import_file(path: str | Path, *, field: str, what: str = "module") -> Module
         if _located(exc):
             raise
         raise import_failure(exc, what=what, target=str(path), path=path) from None
+    finally:
+        sys.dont_write_bytecode = dont_write
     return module
 
 

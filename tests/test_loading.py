@@ -172,3 +172,12 @@ def test_the_fake_distribution_is_gone_after_the_test():
     # The fixture's sys.path entry is undone, so nothing leaks into other tests.
     assert entry_point_names(GROUP) == []
     assert not any(Path(p, "fake_plugin_for_loading.py").exists() for p in sys.path if p)
+
+
+def test_import_file_leaves_no_bytecode_beside_the_users_file(tmp_path, monkeypatch):
+    # even where the user lets Python write bytecode (the default), the folder is unchanged
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    (tmp_path / "kern.py").write_text("X = 1\n")
+    assert import_file(tmp_path / "kern.py", field="kernel").X == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kern.py"]
+    assert sys.dont_write_bytecode is False
