@@ -21,8 +21,10 @@ import io
 import json
 import os
 import shutil
+import signal
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
@@ -35,7 +37,7 @@ if TYPE_CHECKING:  # matplotlib is imported on use
 
 __all__ = ["check_output_dir", "check_output_file", "atomic_dir", "os_error_reason",
            "atomic_path", "atomic_write_bytes", "atomic_write_text", "write_json", "write_csv",
-           "save_figure", "to_jsonable", "JSONValue"]
+           "save_figure", "figure_png", "FigureRenderer", "RenderJob", "to_jsonable", "JSONValue"]
 
 
 #: Errors that mean the storage itself refused (whichever file was being written).
@@ -339,22 +341,133 @@ def write_csv(
     return atomic_write_text(path, buf.getvalue())
 
 
-def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 120) -> Path:
-    """Save a matplotlib figure as PNG atomically; close it if pyplot made it.
-
-    A figure built directly (``matplotlib.figure.Figure``) is rendered by the Agg
-    canvas without importing pyplot (whose import costs more than most plots); a
-    figure that pyplot manages (``fig.canvas.manager`` set) is saved through its own
-    canvas and closed, so pyplot lets go of it.
+def figure_png(fig: Figure, *, dpi: int = 120, bbox_inches: Any = "tight") -> bytes:
+    """``fig`` rendered as PNG bytes by the Agg canvas, without importing pyplot (a figure
+    that pyplot made is rendered through its own canvas and closed, so pyplot lets go of it).
     """
     buf = io.BytesIO()
     if getattr(fig.canvas, "manager", None) is not None:
-        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+        fig.savefig(buf, format="png", dpi=dpi, bbox_inches=bbox_inches)
         import matplotlib.pyplot as plt  # already imported: pyplot made this figure
 
         plt.close(fig)
     else:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-        FigureCanvasAgg(fig).print_figure(buf, format="png", dpi=dpi, bbox_inches="tight")
-    return atomic_write_bytes(path, buf.getvalue())
+        FigureCanvasAgg(fig).print_figure(buf, format="png", dpi=dpi, bbox_inches=bbox_inches)
+    return buf.getvalue()
+
+
+def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 120) -> Path:
+    """Save a matplotlib figure as PNG atomically; close it if pyplot made it.
+
+    A figure built directly (``matplotlib.figure.Figure``) is rendered by the Agg
+    canvas without importing pyplot (whose import costs more than most plots); see
+    :func:`figure_png`.
+    """
+    return atomic_write_bytes(path, figure_png(fig, dpi=dpi))
+
+
+def _start_renderer() -> None:
+    # Ctrl-C reaches the whole process group: the parent reports it once, in one line.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import matplotlib.backends.backend_agg  # noqa: F401  (the import is the point)
+    import matplotlib.figure  # noqa: F401
+
+
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+#: A rendering job: a function returning PNG bytes, and its positional arguments.
+RenderJob = tuple[Callable[..., bytes], tuple[Any, ...]]
+
+
+def _render_all(jobs: Sequence[RenderJob], parallel: bool) -> list[bytes]:
+    """Run ``jobs`` here, all but the first in processes forked from this one (which has
+    matplotlib imported already, so no child imports it again)."""
+    if not parallel or len(jobs) < 2:
+        return [fn(*args) for fn, args in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=len(jobs) - 1,
+                             mp_context=multiprocessing.get_context("fork")) as pool:
+        rest = [pool.submit(fn, *args) for fn, args in jobs[1:]]
+        fn, args = jobs[0]
+        return [fn(*args)] + [future.result() for future in rest]
+
+
+class FigureRenderer:
+    """Render figures in a worker process that imports matplotlib while the caller works.
+
+    Importing matplotlib and drawing take longer than a small simulation does. A command that
+    writes plots starts the renderer before it simulates: its worker imports matplotlib
+    meanwhile, then renders a batch of figures side by side (the worker forks one process
+    per further figure, each sharing the import). Rendering functions return PNG bytes and
+    the caller writes them, so every file is written, and every writing error reported, by
+    the caller's own atomic writers.
+
+    Where ``fork`` is unavailable, or only one CPU is usable, or ``parallel=False``, the
+    figures render in the caller's process, one after the other, when submitted. Use as a
+    context manager: leaving it waits for the worker, or cancels what has not started if
+    the block raised.
+
+    Parameters
+    ----------
+    parallel : bool
+        Whether to render in a worker process at all.
+    """
+
+    def __init__(self, *, parallel: bool = True) -> None:
+        if not isinstance(parallel, bool):
+            raise TypeError(f"parallel must be a bool, not {parallel!r}")
+        self._executor: Executor | None = None
+        if parallel and _usable_cpus() > 1 and "fork" in _start_methods():
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._executor = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("fork"),
+                initializer=_start_renderer)
+            # the first submit forks the worker, which then imports matplotlib at once
+            self._executor.submit(os.getpid)
+
+    @property
+    def parallel(self) -> bool:
+        """Whether figures render in a worker process."""
+        return self._executor is not None
+
+    def render(self, jobs: Sequence[RenderJob]) -> Future[list[bytes]]:
+        """Start ``fn(*args)`` for each ``(fn, args)`` of ``jobs`` (each returns PNG bytes);
+        the future holds the bytes in the order of ``jobs`` (or raises the first error)."""
+        jobs = list(jobs)
+        if self._executor is not None:
+            return self._executor.submit(_render_all, jobs, True)
+        future: Future[list[bytes]] = Future()
+        try:
+            future.set_result(_render_all(jobs, False))
+        except Exception as exc:  # re-raised by future.result(), as the worker's would be
+            future.set_exception(exc)
+        return future
+
+    def close(self, *, cancel: bool = False) -> None:
+        """Stop the worker (waiting for a running batch; ``cancel`` drops queued ones)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=cancel)
+            self._executor = None
+
+    def __enter__(self) -> FigureRenderer:
+        return self
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self.close(cancel=exc_type is not None)
+
+
+def _start_methods() -> list[str]:
+    import multiprocessing
+
+    return multiprocessing.get_all_start_methods()

@@ -13,6 +13,7 @@ import pytest
 from archsim import cache
 from archsim.errors import ConfigError, OutputError
 from archsim.outputs import (
+    FigureRenderer,
     atomic_dir,
     atomic_path,
     atomic_write_text,
@@ -222,3 +223,47 @@ def test_writing_a_file_over_a_folder_is_one_line(tmp_path):
     with pytest.raises(OutputError, match=r"cannot write .*d: is a folder, not a file"):
         atomic_write_text(tmp_path / "d", "x")
     assert _tree(tmp_path) == {"d": ""}
+
+
+def _bytes_of(n):
+    return bytes([n]) * n
+
+
+def _pid_bytes():
+    return str(os.getpid()).encode()
+
+
+def _fails():
+    raise RuntimeError("no figure here")
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_figure_renderer_returns_each_jobs_bytes_in_order(parallel):
+    with FigureRenderer(parallel=parallel) as renderer:
+        got = renderer.render([(_bytes_of, (n,)) for n in (3, 1, 2)]).result()
+    assert got == [b"\x03" * 3, b"\x01", b"\x02" * 2]
+
+
+def test_figure_renderer_renders_elsewhere_only_when_parallel():
+    with FigureRenderer(parallel=False) as renderer:
+        assert not renderer.parallel
+        assert renderer.render([(_pid_bytes, ())]).result() == [str(os.getpid()).encode()]
+    with FigureRenderer() as renderer:
+        if not renderer.parallel:  # one usable CPU, or no fork
+            pytest.skip("this machine renders in the caller's process")
+        pids = renderer.render([(_pid_bytes, ()), (_pid_bytes, ())]).result()
+    assert str(os.getpid()).encode() not in pids
+    assert len(set(pids)) == 2  # the second figure renders in a process of its own
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_figure_renderer_raises_a_jobs_error_from_the_result(parallel):
+    with FigureRenderer(parallel=parallel) as renderer:
+        future = renderer.render([(_bytes_of, (1,)), (_fails, ())])
+        with pytest.raises(RuntimeError, match="no figure here"):
+            future.result()
+
+
+def test_figure_renderer_validates_its_argument():
+    with pytest.raises(TypeError, match="parallel must be a bool, not 2"):
+        FigureRenderer(parallel=2)  # type: ignore[arg-type]

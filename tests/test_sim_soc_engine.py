@@ -10,6 +10,7 @@ import pytest
 from archsim.compilers.graph import TensorSpec, WorkloadGraph, build_workload, linear
 from archsim.compilers.graph.cnn import elementwise
 from archsim.errors import ConfigError
+from archsim.outputs import FigureRenderer
 from archsim.sim.soc import (
     CATEGORIES,
     SoCConfig,
@@ -156,6 +157,11 @@ def test_results_export(tmp_path):
     data = json.loads((tmp_path / "result.json").read_text())
     assert data["summary"]["latency_s"] == pytest.approx(r.latency_s)
     assert len(data["operators"]) == len(r.operators)
+    # rendered in a forked worker (as `archsim run` does), the figures are the same bytes
+    with FigureRenderer() as renderer:
+        r.write(tmp_path / "parallel", renderer=renderer)
+    for name in ("gantt.png", "breakdown.png"):
+        assert (tmp_path / "parallel" / name).read_bytes() == (tmp_path / name).read_bytes()
 
 
 # -- the global buffer -------------------------------------------------------------------

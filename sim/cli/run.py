@@ -71,55 +71,57 @@ def register(app: typer.Typer) -> None:
 
         from ...compilers.graph import build_workload
         from ...errors import ConfigError
-        from ...outputs import atomic_dir, check_output_dir
+        from ...outputs import FigureRenderer, atomic_dir, check_output_dir
         from ..soc import load_soc_config, simulate
         from ..soc.carbon import add_carbon
 
         console = Console()
         out_dir = check_output_dir(
             out if out is not None else Path("archsim-out") / f"run-{workload}", field="--out")
-        cfg = load_soc_config(config)
-        if accelerators is not None or policy is not None or threads is not None:
-            try:
-                cfg = cfg.with_changes(accelerators=accelerators, policy=policy,
-                                       threads=threads)
-            except ConfigError as exc:
-                raise ConfigError(exc.reason, file=str(config), field=exc.field,
-                                  allowed=exc.allowed) from None
-        params = {} if batch is None else {"batch": batch}
-        graph = build_workload(workload, **params)
-        show = sys.stderr.isatty() if progress is None else progress
-        with progress_bar(f"simulating {workload}", show=show) as report:
-            result = simulate(cfg, graph, progress=report)
-        add_carbon(result, cfg, location=location)
+        # the renderer's worker imports matplotlib while this process simulates
+        with FigureRenderer(parallel=plots) as renderer:
+            cfg = load_soc_config(config)
+            if accelerators is not None or policy is not None or threads is not None:
+                try:
+                    cfg = cfg.with_changes(accelerators=accelerators, policy=policy,
+                                           threads=threads)
+                except ConfigError as exc:
+                    raise ConfigError(exc.reason, file=str(config), field=exc.field,
+                                      allowed=exc.allowed) from None
+            params = {} if batch is None else {"batch": batch}
+            graph = build_workload(workload, **params)
+            show = sys.stderr.isatty() if progress is None else progress
+            with progress_bar(f"simulating {workload}", show=show) as report:
+                result = simulate(cfg, graph, progress=report)
+            add_carbon(result, cfg, location=location)
 
-        table = Table(title=f"{result.workload} on {result.soc} "
-                            f"({result.accelerators} accelerator(s))")
-        table.add_column("category")
-        table.add_column("ms", justify="right")
-        table.add_column("share", justify="right")
-        for cat, sec in result.breakdown_s.items():
-            table.add_row(cat, f"{sec * 1e3:.4f}", f"{result.breakdown_fraction[cat]:.1%}")
-        table.add_row("[bold]end-to-end[/bold]", f"[bold]{result.latency_s * 1e3:.4f}[/bold]",
-                      "100.0%")
-        console.print(table)
-        components = Table(title="energy and carbon by component")
-        for column in ("component", "energy mJ", "carbon g CO2e"):
-            components.add_column(column, justify="left" if column == "component" else "right")
-        for row in result.component_rows():
-            carbon_kg = row.get("total_kg")
-            components.add_row(
-                str(row["component"]),
-                f"{row['energy_j'] * 1e3:.4g}" if row.get("energy_j") is not None else "",
-                f"{carbon_kg * 1e3:.4g}" if carbon_kg is not None else "")
-        console.print(components)
-        carbon = result.carbon
-        assert carbon is not None  # add_carbon above filled it in
-        console.print(f"energy {result.energy.total_j * 1e3:.4g} mJ, "
-                      f"bytes moved {result.transfers.total_bytes / 1e6:.4g} MB, "
-                      f"carbon {carbon['total_kg'] * 1e3:.4g} g CO2e "
-                      f"(embodied share per inference over the lifetime, + operational), "
-                      f"{result.events} events in {result.wall_time_s:.3f} s")
-        with atomic_dir(out_dir) as tmp:
-            files = result.write(tmp, plots=plots)
-        console.print(f"wrote {len(files)} files to {out_dir}")
+            table = Table(title=f"{result.workload} on {result.soc} "
+                                f"({result.accelerators} accelerator(s))")
+            table.add_column("category")
+            table.add_column("ms", justify="right")
+            table.add_column("share", justify="right")
+            for cat, sec in result.breakdown_s.items():
+                table.add_row(cat, f"{sec * 1e3:.4f}", f"{result.breakdown_fraction[cat]:.1%}")
+            table.add_row("[bold]end-to-end[/bold]", f"[bold]{result.latency_s * 1e3:.4f}[/bold]",
+                          "100.0%")
+            console.print(table)
+            components = Table(title="energy and carbon by component")
+            for column in ("component", "energy mJ", "carbon g CO2e"):
+                components.add_column(column, justify="left" if column == "component" else "right")
+            for row in result.component_rows():
+                carbon_kg = row.get("total_kg")
+                components.add_row(
+                    str(row["component"]),
+                    f"{row['energy_j'] * 1e3:.4g}" if row.get("energy_j") is not None else "",
+                    f"{carbon_kg * 1e3:.4g}" if carbon_kg is not None else "")
+            console.print(components)
+            carbon = result.carbon
+            assert carbon is not None  # add_carbon above filled it in
+            console.print(f"energy {result.energy.total_j * 1e3:.4g} mJ, "
+                          f"bytes moved {result.transfers.total_bytes / 1e6:.4g} MB, "
+                          f"carbon {carbon['total_kg'] * 1e3:.4g} g CO2e "
+                          f"(embodied share per inference over the lifetime, + operational), "
+                          f"{result.events} events in {result.wall_time_s:.3f} s")
+            with atomic_dir(out_dir) as tmp:
+                files = result.write(tmp, plots=plots, renderer=renderer)
+            console.print(f"wrote {len(files)} files to {out_dir}")

@@ -9,7 +9,6 @@ accelerator's share is the fraction of time at least one accelerator computes.
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...outputs import atomic_write_bytes, write_csv, write_json
+from ...outputs import FigureRenderer, atomic_write_bytes, figure_png, write_csv, write_json
 from .config import AcceleratorConfig, DescribedAcceleratorConfig, DSLAcceleratorConfig, SoCConfig
 from .energy import EnergyBreakdown, energy_breakdown
 from .events import Server
@@ -273,11 +272,20 @@ class SocResult:
                    if self.global_buffer_energy_j else {})}
 
     # -- export ---------------------------------------------------------------------------
-    def write(self, out_dir: str | Path, *, plots: bool = True) -> list[Path]:
+    def write(self, out_dir: str | Path, *, plots: bool = True,
+              renderer: FigureRenderer | None = None) -> list[Path]:
         """Write ``result.json``, ``operators.csv``, ``timeline.csv``, ``breakdown.csv``,
         ``components.csv`` (energy and carbon per component) and (with ``plots``)
-        ``gantt.png`` and ``breakdown.png`` to ``out_dir``."""
+        ``gantt.png`` and ``breakdown.png`` to ``out_dir``.
+
+        With a :class:`~archsim.outputs.FigureRenderer`, the two figures render in its
+        workers while the tables are written here.
+        """
         out = Path(out_dir)
+        if plots:
+            render = renderer if renderer is not None else FigureRenderer(parallel=False)
+            pngs = render.render([(SocResult.gantt_png, (self,)),
+                                  (SocResult.breakdown_png, (self,))])
         files = [write_json(out / "result.json", self.to_dict()),
                  write_csv(out / "operators.csv", [o.row() for o in self.operators]),
                  write_csv(out / "timeline.csv",
@@ -289,12 +297,18 @@ class SocResult:
                             for c, v in self.breakdown_s.items()]),
                  write_csv(out / "components.csv", self.component_rows())]
         if plots:
-            files.append(self.plot_gantt(out / "gantt.png"))
-            files.append(self.plot_breakdown(out / "breakdown.png"))
+            files += [atomic_write_bytes(out / name, png)
+                      for name, png in zip(("gantt.png", "breakdown.png"), pngs.result(),
+                                           strict=True)]
         return files
 
     def plot_gantt(self, path: str | Path, *, max_operators: int | None = None) -> Path:
-        """A Gantt chart: one row per resource, bars coloured by category."""
+        """A Gantt chart (see :meth:`gantt_png`) written to ``path``."""
+        return atomic_write_bytes(path, self.gantt_png(max_operators=max_operators))
+
+    def gantt_png(self, *, max_operators: int | None = None) -> bytes:
+        """A Gantt chart as PNG bytes: one row per resource, bars coloured by category
+        (with ``max_operators``, up to the end of that many operators)."""
         # a bare Figure renders with Agg and skips pyplot's import and figure manager
         from matplotlib.figure import Figure
         from matplotlib.patches import Patch, PathPatch
@@ -336,12 +350,18 @@ class SocResult:
         ax.set_title(f"{self.workload} on {self.soc}: {self.latency_s * 1e3:.3f} ms")
         ax.legend(handles=[Patch(color=CATEGORY_COLORS[c], label=c) for c in CATEGORIES[:-1]],
                   loc="upper right", fontsize=8)
-        fig.tight_layout()
-        return _save_png(fig, path)
+        # margins that fit the labels; the crop in _png trims what is left over (a
+        # tight_layout pass costs as much as drawing the figure)
+        fig.subplots_adjust(left=0.08, right=0.98, bottom=0.12, top=0.9)
+        return _png(fig)
 
     def plot_breakdown(self, path: str | Path) -> Path:
+        """The breakdown figure (see :meth:`breakdown_png`) written to ``path``."""
+        return atomic_write_bytes(path, self.breakdown_png())
+
+    def breakdown_png(self) -> bytes:
         """Overall latency breakdown, energy (and, after ``add_carbon``, carbon) per component
-        and per-operator stacked bars."""
+        and per-operator stacked bars, as PNG bytes."""
         from matplotlib import colormaps
         from matplotlib.figure import Figure
         from matplotlib.patches import StepPatch
@@ -390,12 +410,12 @@ class SocResult:
         ax1.set_xlabel("operator (topological order)")
         ax1.set_ylabel("latency (ms)")
         ax1.set_title(f"{self.workload} on {self.soc} ({self.accelerators} accelerator(s))")
-        fig.tight_layout()
-        return _save_png(fig, path)
+        fig.subplots_adjust(left=0.06, right=0.98, bottom=0.06, top=0.95, hspace=0.75)
+        return _png(fig)
 
 
-def _save_png(fig: Figure, path: str | Path) -> Path:
-    """``fig`` as a PNG at ``path``, written atomically (as :func:`save_figure`, without pyplot).
+def _png(fig: Figure) -> bytes:
+    """``fig`` as PNG bytes (as :func:`~archsim.outputs.figure_png` renders it).
 
     Cropped to the drawing as ``bbox_inches="tight"`` crops it (0.1 inch of padding), with
     the box worked out here: given ``"tight"``, savefig draws the whole figure once more just
@@ -404,10 +424,7 @@ def _save_png(fig: Figure, path: str | Path) -> Path:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     renderer = FigureCanvasAgg(fig).get_renderer()
-    bbox = fig.get_tightbbox(renderer).padded(0.1)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=_DPI, bbox_inches=bbox)
-    return atomic_write_bytes(path, buf.getvalue())
+    return figure_png(fig, dpi=_DPI, bbox_inches=fig.get_tightbbox(renderer).padded(0.1))
 
 
 def _stacked_bar(ax: Any, parts: dict[str, float], scale: float, colors: dict[str, Any],
