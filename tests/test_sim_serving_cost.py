@@ -197,3 +197,26 @@ def test_bad_executor():
     with pytest.raises(ConfigError, match="has no operator_cost"):
         CostModel(model=get_transformer("gpt-j-6b"), gpu=get_gpu("a100-80gb"),
                   executor=object())
+
+
+def test_measured_kernels_replace_the_dense_roofline_only():
+    from archsim.hw.models import vidur_a100_llama2_7b
+
+    m = get_transformer("llama-2-7b")
+    roof_model = CostModel(model=m, gpu=get_gpu("a100-80gb"))
+    measured = CostModel.measured(roof_model.config, vidur_a100_llama2_7b())
+    profile = measured.executor.profile
+    # a decode step of 8 sequences at context 300: the dense group from the table (32 layers
+    # + embedding + the roofline's LM head), attention as the roofline prices it
+    head_s = roof_model.executor.time_s(2.0 * 8 * m.hidden * m.vocab,
+                                        2.0 * (m.hidden * m.vocab + 8 * (m.hidden + m.vocab)))[0]
+    dense_s = 32 * profile.layer_time_s(8) + profile.embedding_time_s(8) + head_s
+    attention_s = roof_model.attention_latency_s(8, 8 * 300, 8 * 300)
+    got = measured.iteration_latency_s(8.0, 8.0, 8.0 * 300, 8.0 * 300)
+    assert got == pytest.approx(dense_s + attention_s + roof_model.iteration_overhead_s,
+                                rel=1e-12)
+    assert measured.attention_latency_s(8, 2400, 2400) == attention_s
+    with pytest.raises(ConfigError, match="measured at tensor-parallel degree 1, the "
+                                          "deployment has 2"):
+        CostModel.measured(CostModel(model=m, gpu=get_gpu("a100-80gb"), tp=2).config,
+                           vidur_a100_llama2_7b())

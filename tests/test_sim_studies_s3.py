@@ -37,6 +37,13 @@ def test_study_quick():
         assert out / name in res.files
     assert (out / "pairs.csv").exists()
     assert any("CC BY-NC 4.0" in a for a in res.assumptions)
+    # the roofline against Vidur's measured kernels: its assumed efficiencies within 15%
+    calibration = res.tables["kernel_calibration"]
+    assert [r["tokens"] for r in calibration] == [1, 8, 64, 256, 1024, 4096]
+    for r in calibration:
+        assert r["roofline_over_measured"] == pytest.approx(
+            r["roofline_iteration_s"] / r["measured_iteration_s"])
+        assert 0.85 < r["roofline_over_measured"] < 1.15
 
 
 def test_buckets_match_numpy_digitize():

@@ -43,6 +43,7 @@ from ...compilers.graph.transformer import GroupOperators
 from ...errors import ConfigError
 from ...hw.models.base import HardwareModel, Tile, Work
 from ...hw.models.gpu import GPURoofline, GPUSpec, get_gpu
+from ...hw.models.gpu_profile import KernelProfile, ProfiledGPU
 from ...operators import Operator
 from ._fields import Config, NonNegative, PositiveOrNone, is_number
 
@@ -298,6 +299,17 @@ class CostModel:
         self._setup(config, executor)
 
     @classmethod
+    def measured(cls, config: CostConfig, profile: KernelProfile) -> CostModel:
+        """The cost model of ``config`` with its dense groups priced from the measured
+        ``profile`` (:class:`~archsim.hw.models.ProfiledGPU`; attention and the LM head stay
+        on ``config``'s roofline)."""
+        m = config.model
+        return cls.from_config(config, executor=ProfiledGPU(
+            profile=profile, fallback=config.roofline(), hidden=m.hidden, ffn=m.ffn_hidden,
+            heads=m.num_heads, kv_heads=m.num_kv_heads or m.num_heads, vocab=m.vocab,
+            gated_mlp=m.gated_mlp))
+
+    @classmethod
     def from_config(cls, config: CostConfig, *,
                     executor: HardwareModel | None = None) -> CostModel:
         """The cost model of validated parameters, priced by ``executor`` (default: roofline)."""
@@ -321,12 +333,18 @@ class CostModel:
         self.link_bw_bytes_per_s = config.link_bw_bytes_per_s
         self.calibration = config.calibration
         self.executor: HardwareModel = config.roofline() if executor is None else executor
+        if isinstance(executor, ProfiledGPU) and executor.profile.tensor_parallel != config.tp:
+            raise ConfigError(f"the kernel profile was measured at tensor-parallel degree "
+                              f"{executor.profile.tensor_parallel}, the deployment has "
+                              f"{config.tp}", field="tp")
         self._groups = GroupOperators(config.model, config.dtype)
         self._dense: dict[tuple[Number, Number], float] = {}
         self._attention: dict[tuple[Number, Number, Number], float] = {}
         # The default executor's rates, for pricing attention shapes in closed form (see
         # attention_latency_s); None for any other executor (a subclass may price otherwise).
         ex = self.executor
+        if isinstance(ex, ProfiledGPU):  # attention is not in its tables: its roofline's
+            ex = ex.fallback
         self._attn_rates: tuple[float, float, float] | None = (
             (ex.spec.peak(ex.dtype) * ex.compute_efficiency,
              ex.spec.hbm_bw_bytes_per_s * ex.memory_efficiency, ex.launch_overhead_s)
