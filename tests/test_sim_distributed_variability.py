@@ -6,10 +6,14 @@ from scipy import stats
 
 from archsim.errors import ConfigError
 from archsim.sim.distributed import (
+    VARIABILITY_DEFINITIONS,
     LLMWorkload,
     Strategy,
     VariabilityModel,
     evaluate,
+    expected_max_over_median,
+    finish_time_quantiles,
+    gpu_time_variability,
     iteration_distribution,
     make_cluster,
     probability_of_finishing,
@@ -149,3 +153,49 @@ def test_collective_noise_closed_form_and_agreement():
                                 samples=n, seed=3)
     xs = np.sort(d2.samples_s)
     assert np.max(np.abs(np.arange(1, n + 1) / n - d2.cdf_at(xs))) < _dkw_eps(n) + 2e-3
+
+
+def test_finish_time_quantiles_match_summed_monte_carlo_iterations():
+    """The CLT mixture behind probability_of_finishing / finish_time_quantiles against an
+    independent Monte Carlo: totals of 200 iterations drawn from each allocation's own
+    Monte Carlo samples, pooled over three allocations."""
+    vm = VariabilityModel(kernel_sigma=0.2, gpu_sigma=0.05, comm_sigma=0.3)
+    dists = [iteration_distribution(model=vm, deterministic_s=1.0, noisy_s=0.7,
+                                    num_ranks=64, segments=2, kernels_per_iteration=20,
+                                    collectives_per_iteration=4, samples=20_000, seed=s,
+                                    method="both", grid_points=1024) for s in range(3)]
+    n = 200
+    rng = np.random.default_rng(5)
+    totals = np.concatenate([rng.choice(d.samples_s, (4000, n)).sum(axis=1) for d in dists])
+    qs = (0.05, 0.25, 0.5, 0.75, 0.95)
+    ours = finish_time_quantiles(dists, n, qs)
+    for q in qs:
+        assert ours[q] == pytest.approx(np.quantile(totals, q), rel=2e-3)
+        assert float(probability_of_finishing(dists, n, ours[q])) == pytest.approx(q, abs=1e-6)
+    with pytest.raises(ConfigError, match="in \\(0, 1\\)"):
+        finish_time_quantiles(dists, n, (1.0,))
+
+
+def test_gpu_time_variability_definitions_by_hand():
+    t = np.array([1.0, 2.0, 3.0, 4.0, 100.0])
+    v = gpu_time_variability(t)
+    assert v["max_over_median"] == pytest.approx(100 / 3 - 1)
+    # quartiles 2 and 4 (numpy's linear rule), whiskers [-1, 7]: 100 is an outlier
+    assert v["whisker_range_over_median"] == pytest.approx((4 - 1) / 3)
+    assert v["range_over_min"] == pytest.approx(99.0)
+    assert v["cv"] == pytest.approx(np.std(t, ddof=1) / np.mean(t))
+    assert set(v) == set(VARIABILITY_DEFINITIONS)
+    with pytest.raises(ConfigError, match="at least two"):
+        gpu_time_variability(np.array([1.0]))
+
+
+def test_expected_max_over_median_closed_forms_and_monte_carlo():
+    s = 0.3
+    # one log-normal: e^(s^2/2) - 1; the max of two iid: 2 e^(s^2/2) Phi(s / sqrt 2) - 1
+    assert expected_max_over_median(s, 1) == pytest.approx(math.expm1(s * s / 2), rel=1e-9)
+    assert expected_max_over_median(s, 2) == pytest.approx(
+        2 * math.exp(s * s / 2) * stats.norm.cdf(s / math.sqrt(2)) - 1, rel=1e-9)
+    # the max's spread is ~0.27 sigma per draw: 120 draws pin the mean to ~0.7%
+    x = np.exp(np.random.default_rng(0).normal(0.0, 0.015, (120, 65536))).max(axis=1)
+    assert expected_max_over_median(0.015, 65536) == pytest.approx(x.mean() - 1, rel=0.02)
+    assert expected_max_over_median(0.0, 10) == 0.0

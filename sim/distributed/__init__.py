@@ -45,11 +45,25 @@ if TYPE_CHECKING:
         evaluate_llm,
         shard_tile,
     )
+    from .placement import (
+        PLACEMENTS,
+        Layout,
+        SpeedModel,
+        iteration_factor,
+        place,
+        placement_gain,
+        sigma_from_variation,
+        variation_from_sigma,
+    )
     from .search import SearchResult, baseline_strategies, enumerate_strategies, search
     from .variability import (
         PRISM_DEFAULT,
+        VARIABILITY_DEFINITIONS,
         IterationDistribution,
         VariabilityModel,
+        expected_max_over_median,
+        finish_time_quantiles,
+        gpu_time_variability,
         iteration_distribution,
         probability_of_finishing,
         slowdown_vs_gpus,
@@ -105,6 +119,18 @@ _EXPORTS = {
     "probability_of_finishing": ".variability",
     "slowdown_vs_gpus": ".variability",
     "total_time_quantiles": ".variability",
+    "VARIABILITY_DEFINITIONS": ".variability",
+    "expected_max_over_median": ".variability",
+    "finish_time_quantiles": ".variability",
+    "gpu_time_variability": ".variability",
+    "PLACEMENTS": ".placement",
+    "Layout": ".placement",
+    "SpeedModel": ".placement",
+    "iteration_factor": ".placement",
+    "place": ".placement",
+    "placement_gain": ".placement",
+    "sigma_from_variation": ".placement",
+    "variation_from_sigma": ".placement",
 }
 
 __all__ = [
@@ -119,6 +145,10 @@ __all__ = [
     "SearchResult", "baseline_strategies", "enumerate_strategies", "search",
     "PRISM_DEFAULT", "IterationDistribution", "VariabilityModel", "iteration_distribution",
     "probability_of_finishing", "slowdown_vs_gpus", "total_time_quantiles",
+    "VARIABILITY_DEFINITIONS", "expected_max_over_median", "finish_time_quantiles",
+    "gpu_time_variability",
+    "PLACEMENTS", "Layout", "SpeedModel", "iteration_factor", "place", "placement_gain",
+    "sigma_from_variation", "variation_from_sigma",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

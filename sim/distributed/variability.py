@@ -42,7 +42,8 @@ from .parallelism import IterationBreakdown
 
 __all__ = ["VariabilityModel", "IterationDistribution", "iteration_distribution",
            "slowdown_vs_gpus", "probability_of_finishing", "total_time_quantiles",
-           "PRISM_DEFAULT"]
+           "PRISM_DEFAULT", "finish_time_quantiles", "VARIABILITY_DEFINITIONS",
+           "gpu_time_variability", "expected_max_over_median"]
 
 
 def _samples(v: object) -> object:
@@ -523,3 +524,97 @@ def slowdown_vs_gpus(model: VariabilityModel, gpu_counts: list[int], *, noisy_fr
         rows.append({"num_gpus": n, "expected_slowdown": d.expected_slowdown(),
                      "p99_slowdown": d.quantile(0.99) - 1.0})
     return rows
+
+
+def _mixture_cdf_minus(t: float, mu: np.ndarray, sd: np.ndarray, q: float) -> float:
+    """The equal-weight normal mixture's CDF at ``t``, minus ``q`` (a root is the quantile;
+    a zero-width component is a step)."""
+    from scipy import stats
+
+    return float(np.mean(stats.norm.cdf(t, mu, np.maximum(sd, 1e-300)))) - q
+
+
+def finish_time_quantiles(dist: IterationDistribution | Sequence[IterationDistribution],
+                          iterations: int,
+                          quantiles: Sequence[float] = (0.01, 0.1, 0.5, 0.9, 0.99)
+                          ) -> dict[float, float]:
+    """Quantiles of the total time over the same mixture as :func:`probability_of_finishing`
+    (one normal per allocation, equal weights), found by bracketing the mixture's CDF."""
+    from scipy import optimize
+
+    if not isinstance(iterations, int) or iterations < 1:
+        raise ConfigError(f"must be a positive integer, not {iterations!r}", field="iterations")
+    dists = [dist] if isinstance(dist, IterationDistribution) else list(dist)
+    if not dists:
+        raise ConfigError("needs at least one distribution", field="dist")
+    means, sds = [], []
+    for d in dists:
+        method = "analytic" if d.cdf is not None else "mc"
+        means.append(iterations * d.mean_s(method=method))
+        sds.append(math.sqrt(iterations) * d.std_s(method=method))
+    mu, sd = np.asarray(means), np.asarray(sds)
+    lo = float(np.min(mu - 40 * sd)) - 1e-9
+    hi = float(np.max(mu + 40 * sd)) + 1e-9
+    out = {}
+    for q in quantiles:
+        if not 0 < q < 1:
+            raise ConfigError(f"must be in (0, 1), not {q!r}", field="quantiles")
+        if np.all(sd == 0):
+            out[q] = float(np.quantile(mu, q, method="inverted_cdf"))
+            continue
+        out[q] = float(optimize.brentq(_mixture_cdf_minus, lo, hi, args=(mu, sd, q),
+                                       xtol=1e-12 * max(1.0, abs(hi))))
+    return out
+
+
+#: The definitions of "GPU time variability" :func:`gpu_time_variability` computes.
+VARIABILITY_DEFINITIONS = {
+    "max_over_median": "slowest GPU's step compute time / median GPU's - 1 (the wait every "
+                       "other GPU has at the synchronization)",
+    "whisker_range_over_median": "Tukey-whisker range (no outliers) of the GPUs' step compute "
+                                 "times / median, the way GPU-to-GPU GEMM variation is read",
+    "range_over_min": "(slowest - fastest) / fastest GPU's step compute time",
+    "cv": "standard deviation / mean of the GPUs' step compute times",
+}
+
+
+def gpu_time_variability(step_times_s: NDArray[np.float64]) -> dict[str, float]:
+    """Spread of one step's per-GPU compute times under each of
+    :data:`VARIABILITY_DEFINITIONS` (fractions, not percent)."""
+    t = np.asarray(step_times_s, dtype=float)
+    if t.ndim != 1 or t.size < 2 or np.any(~np.isfinite(t)) or np.any(t <= 0):
+        raise ConfigError("needs at least two positive finite step times", field="step_times_s")
+    q1, med, q3 = np.quantile(t, [0.25, 0.5, 0.75])
+    iqr = q3 - q1
+    inside = t[(t >= q1 - 1.5 * iqr) & (t <= q3 + 1.5 * iqr)]
+    return {"max_over_median": float(t.max() / med - 1.0),
+            "whisker_range_over_median": float((inside.max() - inside.min()) / med),
+            "range_over_min": float(t.max() / t.min() - 1.0),
+            "cv": float(t.std(ddof=1) / t.mean())}
+
+
+def expected_max_over_median(sigma: float, num_gpus: int) -> float:
+    """``E[max of num_gpus iid log-normals (median 1, log-sigma sigma)] - 1``, by numerical
+    integration of the order statistic's CDF ``Phi(ln x / sigma)^N``.
+
+    With ``x = exp(sigma z)``: ``E[M] - 1 = int_0^inf (1 - F^N) dx - int_0^1 F^N dx``
+    ``= int_0^inf sigma e^(sigma z) (1 - Phi(z)^N) dz - int_-inf^0 sigma e^(sigma z)
+    Phi(z)^N dz`` (Simpson's rule on a fine grid; the integrands are smooth and vanish
+    beyond the grid).
+    """
+    from scipy import integrate, special
+
+    if not isinstance(num_gpus, int) or num_gpus < 1:
+        raise ConfigError(f"must be a positive integer, not {num_gpus!r}", field="num_gpus")
+    if not (math.isfinite(sigma) and sigma >= 0):
+        raise ConfigError(f"must be a finite number >= 0, not {sigma!r}", field="sigma")
+    if sigma == 0:
+        return 0.0
+    z_hi = 10.0 + math.sqrt(2 * math.log(num_gpus))
+    z_up = np.linspace(0.0, z_hi, 20001)
+    z_lo = np.linspace(-40.0, 0.0, 20001)
+    log_f_up = num_gpus * special.log_ndtr(z_up)
+    up = integrate.simpson(sigma * np.exp(sigma * z_up) * -np.expm1(log_f_up), x=z_up)
+    low = integrate.simpson(sigma * np.exp(sigma * z_lo + num_gpus * special.log_ndtr(z_lo)),
+                            x=z_lo)
+    return float(up - low)
