@@ -142,7 +142,8 @@ class TokenTransformerConfig:
 
     Each layer: self-attention (``causal`` for autoregressive decoding), cross-attention
     to ``text_dim``-wide text states (``cross_attention``), an MLP of ``ffn_hidden``.
-    ``vocab`` is the token codebook (input embedding and output logits).
+    ``vocab`` is the token codebook (input embedding and output logits). ``video``: the
+    tokens span frames and positions, so self-attention is ``"spatiotemporal"``.
     """
 
     name: str
@@ -154,6 +155,7 @@ class TokenTransformerConfig:
     text_dim: int
     causal: bool = False
     cross_attention: bool = True
+    video: bool = False
     source: str = ""
 
     def __post_init__(self) -> None:
@@ -528,7 +530,7 @@ def token_transformer_graph(cfg: TokenTransformerConfig, *, batch: int, new_toke
                          (net.act("x0", (batch * new_tokens, h)),), 0.0,
                          {"rows": batch * new_tokens}))
     text = TensorSpec("text_states", (batch * text_len, cfg.text_dim), dtype, role="input")
-    self_kind = "causal" if cfg.causal else "self"
+    self_kind = "causal" if cfg.causal else "spatiotemporal" if cfg.video else "self"
     for _ in range(n_layers):
         z = net.norm(x, "layer")
         q, k, v = (net.linear(z, h, bias=False, base=p) for p in ("to_q", "to_k", "to_v"))
@@ -642,7 +644,7 @@ PARTI_DECODER = TokenTransformerConfig(name="parti-20b-decoder", num_layers=64, 
 #: layout is assumed (24 layers, width 2048).
 PHENAKI_TRANSFORMER = TokenTransformerConfig(name="phenaki-transformer", num_layers=24,
                                              hidden=2048, num_heads=32, ffn_hidden=8192,
-                                             vocab=8192, text_dim=4096,
+                                             vocab=8192, text_dim=4096, video=True,
                                              source="assumed layout; 1.8B published")
 
 
