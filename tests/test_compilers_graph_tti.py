@@ -16,6 +16,8 @@ from archsim.compilers.graph.tti import (
     SD_VAE_DECODER,
     T5_XXL_ENCODER,
     TTI_MODELS,
+    TTIPipeline,
+    TTIStage,
     UNetConfig,
     attention_operator,
     make_a_video,
@@ -204,3 +206,8 @@ def test_builders_reject_bad_shapes():
         attention_operator("a", q, q, q, batch=1, heads=1, head_dim=8, q_len=4, kv_len=4,
                            attention="local")
     assert MAKE_A_VIDEO_UNET.temporal
+    g = unet_graph(SD_UNET, batch=1, height=8, width=8, text_len=1)
+    with pytest.raises(ConfigError, match="must be a positive integer, not 0"):
+        TTIStage("s", g, 0)
+    with pytest.raises(ConfigError, match="unknown family 'gan'"):
+        TTIPipeline(name="p", family="gan", stages=(TTIStage("s", g),))

@@ -38,7 +38,7 @@ from .ir import Operator, TensorSpec, WorkloadGraph
 from .transformer import TransformerConfig, transformer_graph
 
 __all__ = [
-    "ATTENTION_TYPES", "UNetConfig", "VAEDecoderConfig", "TokenTransformerConfig", "TTIStage",
+    "ATTENTION_TYPES", "FAMILIES", "UNetConfig", "VAEDecoderConfig", "TokenTransformerConfig", "TTIStage",
     "TTIPipeline", "attention_operator", "unet_graph", "vae_decoder_graph",
     "token_transformer_graph", "text_encoder_graph", "SD_UNET", "SD_VAE_DECODER",
     "CLIP_VIT_L14_TEXT", "T5_XXL_ENCODER", "IMAGEN_BASE_UNET", "IMAGEN_SR256_UNET",
@@ -177,6 +177,10 @@ class TokenTransformerConfig:
         return 4 * self.hidden * self.hidden + cross + 2 * self.hidden * self.ffn_hidden
 
 
+#: The families of the suite.
+FAMILIES: tuple[str, ...] = ("diffusion-tti", "transformer-tti", "diffusion-ttv", "transformer-ttv")
+
+
 @dataclass(frozen=True)
 class TTIStage:
     """One component's graph and how many times it runs per generated image/video."""
@@ -184,6 +188,9 @@ class TTIStage:
     name: str
     graph: WorkloadGraph
     repeats: int = 1
+
+    def __post_init__(self) -> None:
+        positive_int("repeats", self.repeats)
 
 
 @dataclass(frozen=True)
@@ -195,6 +202,13 @@ class TTIPipeline:
     stages: tuple[TTIStage, ...]
     assumptions: tuple[str, ...] = ()
     published_params: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ConfigError(f"unknown family '{self.family}'", field="family",
+                              allowed=list(FAMILIES))
+        if not self.stages:
+            raise ConfigError(f"pipeline '{self.name}' has no stages", field="stages")
 
     @property
     def total_flops(self) -> float:
@@ -210,10 +224,6 @@ class TTIPipeline:
             out.setdefault(md.get("component", s.name),
                            int(md.get("parameters", s.graph.parameter_count)))
         return out
-
-
-#: The families of the suite.
-FAMILIES = ("diffusion-tti", "transformer-tti", "diffusion-ttv", "transformer-ttv")
 
 
 # -- operator helpers --------------------------------------------------------------------
