@@ -329,6 +329,12 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
         result.observations.append(Observation(
             metric=f"Flash Attention end-to-end speedup, {m}", ours=ev.speedup(m), unit="x",
             note=f"family {ev.pipelines[m].family}"))
+    for fam in ("diffusion-tti", "transformer-tti", "diffusion-ttv", "transformer-ttv"):
+        ms = ev.family(fam)
+        if ms:
+            result.observations.append(Observation(
+                metric=f"Flash Attention speedup, {fam} family (geometric mean)",
+                ours=_gmean([ev.speedup(m) for m in ms]), unit="x", note=", ".join(ms)))
     pairs = h.flash_pairs.values()
     result.observations.append(Observation(
         metric="diffusion / transformer TTI Flash speedup, range over model pairs",
