@@ -143,3 +143,14 @@ def test_unchecked_fast_constructors_build_the_checked_objects():
     op_fast = _operator("attn", "attention", (fast,), (out,), 12.0, {"layers": 2})
     op_slow = Operator("attn", "attention", (slow,), (out,), 12.0, {"layers": 2})
     assert op_fast == op_slow and op_fast.bytes_accessed == op_slow.bytes_accessed == 84
+
+
+def test_validate_names_a_cycle_and_passes_a_dag():
+    g = WorkloadGraph("g")
+    a, b = TensorSpec("a", (2,)), TensorSpec("b", (2,))
+    g.add(Operator("f", "elementwise", (a,), (b,), 2.0))
+    g.add(Operator("h", "elementwise", (b,), (TensorSpec("c", (2,)),), 2.0))
+    g.validate()
+    g.nx_graph.add_edge("h", "f")  # only a caller editing the networkx graph makes a cycle
+    with pytest.raises(ConfigError, match="graph 'g' has a cycle through"):
+        g.validate()

@@ -1,5 +1,5 @@
 """Workload graphs: the one operator-graph representation, and builders for standard models
-(CNNs, encoders, decoder LLMs, recommendation models).
+(CNNs, encoders, decoder LLMs, recommendation models, text-to-image/video pipelines).
 
 Build any standard workload by name with :func:`build_workload` (see :data:`WORKLOADS`),
 import ONNX with :func:`from_onnx`, or compose layers with :class:`NetBuilder`; turn any
@@ -64,6 +64,15 @@ from .transformer import (
     get_transformer,
     transformer_graph,
 )
+from .tti import (
+    TTI_MODELS,
+    TTIPipeline,
+    TTIStage,
+    UNetConfig,
+    attention_operator,
+    tti_pipeline,
+    unet_graph,
+)
 
 __all__ = [
     "DTYPE_BYTES", "OP_KINDS", "TENSOR_ROLES", "Operator", "TensorSpec", "WorkloadGraph",
@@ -79,4 +88,6 @@ __all__ = [
     "ReversibleBlock", "resnet_cifar", "revnet_cifar", "parameter_counts",
     "PHASES", "OPTIMIZERS", "DIFFERENTIABLE_KINDS", "TensorUse", "TrainingGraph",
     "training_graph",
+    "TTI_MODELS", "TTIPipeline", "TTIStage", "UNetConfig", "attention_operator", "tti_pipeline",
+    "unet_graph",
 ]

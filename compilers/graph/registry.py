@@ -8,7 +8,10 @@ reversible counterpart ``revnet-cifar``), the eight ``fathom-*`` workloads,
 ``gpt3-175b``...), built by :func:`transformer_graph` as a prefill of ``new_tokens``, and
 every DLRM preset of :data:`~archsim.compilers.graph.dlrm.DLRM_PRESETS` (``dlrm-mlperf``...)
 and the eight DeepRecSys models of :data:`~archsim.compilers.graph.recsys.RECSYS_MODELS`
-(``dlrm-rmc1``, ``dlrm-rmc2``, ``dlrm-rmc3``, ``ncf``, ``wnd``, ``mt-wnd``, ``din``, ``dien``).
+(``dlrm-rmc1``, ``dlrm-rmc2``, ``dlrm-rmc3``, ``ncf``, ``wnd``, ``mt-wnd``, ``din``, ``dien``),
+and the TTI/TTV components of :mod:`.tti` (``sd-v1-unet``, ``sd-vae-decoder``,
+``make-a-video-unet``, ``muse-3b-base``, ``parti-20b-decode``; whole pipelines with their
+step counts are :func:`~archsim.compilers.graph.tti.tti_pipeline`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,16 @@ from .paradnn import paradnn_cnn, paradnn_fc, paradnn_rnn
 from .recsys import RECSYS_MODELS, get_recsys, recsys_graph
 from .revnet import resnet_cifar, revnet_cifar
 from .transformer import TRANSFORMER_PRESETS, get_transformer, transformer_graph
+from .tti import (
+    MAKE_A_VIDEO_UNET,
+    MUSE_BASE,
+    PARTI_DECODER,
+    SD_UNET,
+    SD_VAE_DECODER,
+    token_transformer_graph,
+    unet_graph,
+    vae_decoder_graph,
+)
 
 __all__ = ["WorkloadEntry", "WORKLOADS", "build_workload", "workload_params"]
 
@@ -69,6 +82,39 @@ def _recsys(name: str) -> Callable[..., WorkloadGraph]:
     return build
 
 
+def sd_v1_unet(batch: int = 1, *, image_size: int = 512, dtype: str = "fp16") -> WorkloadGraph:
+    """Stable Diffusion v1 U-Net: one denoising step on the ``image_size / 8`` latent."""
+    return unet_graph(SD_UNET, batch=batch, height=image_size // 8, width=image_size // 8,
+                      text_len=77, dtype=dtype)
+
+
+def sd_vae_decoder(batch: int = 1, *, image_size: int = 512,
+                   dtype: str = "fp16") -> WorkloadGraph:
+    """Stable Diffusion's KL-f8 VAE decoder to an ``image_size`` image."""
+    return vae_decoder_graph(SD_VAE_DECODER, batch=batch, height=image_size // 8,
+                             width=image_size // 8, dtype=dtype)
+
+
+def make_a_video_unet(batch: int = 1, *, frames: int = 16, size: int = 64,
+                      dtype: str = "fp16") -> WorkloadGraph:
+    """Make-A-Video-style pseudo-3D U-Net (assumed layout): one step over ``frames``."""
+    return unet_graph(MAKE_A_VIDEO_UNET, batch=batch, height=size, width=size, text_len=77,
+                      frames=frames, dtype=dtype)
+
+
+def muse_base(batch: int = 1, *, dtype: str = "fp16") -> WorkloadGraph:
+    """Muse-3B base transformer (recollected layout): one pass over 16 x 16 tokens."""
+    return token_transformer_graph(MUSE_BASE, batch=batch, new_tokens=256, context_len=256,
+                                   text_len=128, dtype=dtype)
+
+
+def parti_decode(batch: int = 1, *, context_len: int = 512,
+                 dtype: str = "fp16") -> WorkloadGraph:
+    """Parti-20B decoder (recollected layout): one decode step at ``context_len``."""
+    return token_transformer_graph(PARTI_DECODER, batch=batch, new_tokens=1,
+                                   context_len=context_len, text_len=128, dtype=dtype)
+
+
 def _entries() -> dict[str, WorkloadEntry]:
     out = [
         WorkloadEntry("resnet50", resnet50, "ResNet-50 (torchvision), 224x224", "cnn"),
@@ -88,6 +134,15 @@ def _entries() -> dict[str, WorkloadEntry]:
                       "encoder"),
         WorkloadEntry("minilm-l6", minilm_l6, "MiniLM-L6 encoder (all-MiniLM-L6-v2)",
                       "encoder"),
+        WorkloadEntry("sd-v1-unet", sd_v1_unet, "Stable Diffusion v1 U-Net, one step", "tti"),
+        WorkloadEntry("sd-vae-decoder", sd_vae_decoder, "Stable Diffusion KL-f8 VAE decoder",
+                      "tti"),
+        WorkloadEntry("make-a-video-unet", make_a_video_unet,
+                      "pseudo-3D U-Net with temporal attention (assumed layout), one step",
+                      "tti"),
+        WorkloadEntry("muse-3b-base", muse_base, "Muse-3B base transformer, one pass", "tti"),
+        WorkloadEntry("parti-20b-decode", parti_decode, "Parti-20B decoder, one decode step",
+                      "tti"),
     ]
     for key, builder in FATHOM_WORKLOADS.items():
         doc = (builder.__doc__ or "").strip().splitlines()[0].rstrip(".")

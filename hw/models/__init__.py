@@ -3,7 +3,8 @@
 :mod:`.systolic` (SCALE-Sim folds), :mod:`.accelerators` (systolic, SMV, callable and DSL
 tile models), :mod:`.cpu` (the host), :mod:`.gpu` (roofline and calibrated from profiles),
 :mod:`.energy` (Horowitz per-action table), :mod:`.carbon` (ACT), :mod:`.area` and
-:mod:`.edram_refresh` (the eDRAM refresh controllers' cycle-accurate reference).
+:mod:`.edram_refresh` (the eDRAM refresh controllers' cycle-accurate reference),
+:mod:`.attention` (baseline vs Flash Attention kernels and their memory traffic).
 """
 
 from .accelerators import (
@@ -16,6 +17,14 @@ from .accelerators import (
     TileModel,
     Tiler,
     untiled_tiles,
+)
+from .attention import (
+    ATTENTION_IMPLS,
+    FLASH_BLOCK_COLS,
+    FLASH_BLOCK_ROWS,
+    AttentionKernel,
+    attention_bytes,
+    attention_kernels,
 )
 from .base import BOUNDS, HardwareModel, OperatorCost, Tile, Work, work_operator
 from .cpu import CPUModel
@@ -33,5 +42,7 @@ __all__ = [
     "GemmCycles", "Tiler", "untiled_tiles", "CPUModel",
     "AccessTrace", "RefreshRun", "simulate_refresh", "refresh_energy_j",
     "ActionEnergies", "HOROWITZ_45NM", "node_scale",
+    "ATTENTION_IMPLS", "FLASH_BLOCK_COLS", "FLASH_BLOCK_ROWS", "AttentionKernel", "attention_kernels",
+    "attention_bytes",
     "fold_count", "fold_cycles", "fold_dims", "fold_t", "matmul_cycles",
 ]
