@@ -45,7 +45,7 @@ if TYPE_CHECKING:
         evaluate_llm,
         shard_tile,
     )
-    from .search import SearchResult, baseline_strategies, enumerate_strategies, search
+    from .search import BASELINES, SearchResult, baseline_strategies, enumerate_strategies, search
     from .variability import (
         PRISM_DEFAULT,
         IterationDistribution,
@@ -94,6 +94,7 @@ _EXPORTS = {
     "evaluate_dlrm": ".parallelism",
     "evaluate_llm": ".parallelism",
     "shard_tile": ".parallelism",
+    "BASELINES": ".search",
     "SearchResult": ".search",
     "baseline_strategies": ".search",
     "enumerate_strategies": ".search",
@@ -116,7 +117,7 @@ __all__ = [
     "TP_SPLIT_KINDS", "DLRMWorkload", "LLMWorkload", "get_workload", "tp_splits",
     "EMBEDDING_SHARDINGS", "DLRMStrategy", "Efficiency", "IterationBreakdown", "MemoryBreakdown",
     "Strategy", "StrategyRejected", "evaluate", "evaluate_dlrm", "evaluate_llm", "shard_tile",
-    "SearchResult", "baseline_strategies", "enumerate_strategies", "search",
+    "BASELINES", "SearchResult", "baseline_strategies", "enumerate_strategies", "search",
     "PRISM_DEFAULT", "IterationDistribution", "VariabilityModel", "iteration_distribution",
     "probability_of_finishing", "slowdown_vs_gpus", "total_time_quantiles",
 ]
