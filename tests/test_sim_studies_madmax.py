@@ -113,3 +113,32 @@ def test_madmax_quick():
         metric = next(m for m in comps if m.startswith("exposed communication, GPU-hour")
                       and cluster in m)
         assert comps[metric] == pytest.approx(100 * float(hours @ frac / hours.sum()))
+
+
+def test_gemm_size_roofline_closed_form():
+    from archsim.hw.models.base import Tile
+    from archsim.hw.models.gpu import get_gpu
+    from archsim.sim.distributed.models import LLMWorkload
+    from archsim.sim.studies.madmax import GEMMSizeRoofline
+
+    a100 = get_gpu("a100-80gb")
+    gpu = GEMMSizeRoofline(spec=a100, intercept=0.4, slope=0.1, memory_efficiency=0.8)
+    assert gpu.fraction(1e9) == pytest.approx(0.4)
+    assert gpu.fraction(1e12) == pytest.approx(0.7)
+    assert gpu.fraction(1e20) == 1.0 and gpu.fraction(1.0) == 0.05  # clipped
+    op = LLMWorkload(model="llama-7b", seq_len=2048).layer_ops[0]
+    big = Tile(op, macs=10**12 // 2, input_bytes=1e6)  # 1 TFLOP, compute-bound
+    assert gpu.operator_cost(big).latency_s == pytest.approx(1e12 / (312e12 * 0.7))
+    small = Tile(op, macs=1, input_bytes=1e9)  # memory-bound
+    assert gpu.operator_cost(small).latency_s == pytest.approx(1e9 / (2039e9 * 0.8))
+
+
+def test_gemm_curve_through_two_train_runs_is_exact():
+    # two parameters, two TRAIN runs: the least-squares curve reproduces both
+    from archsim.sim.studies.madmax import fit_gemm_curve
+
+    runs = [_RUNS["megatron-1.7b"], _RUNS["megatron-7.5b"], _RUNS["megatron-3.6b"]]
+    curve = fit_gemm_curve(runs)
+    assert abs(curve.error["megatron-1.7b"]) < 1e-4
+    assert abs(curve.error["megatron-7.5b"]) < 1e-4
+    assert curve.mean_abs_error("held-out") == pytest.approx(abs(curve.error["megatron-3.6b"]))

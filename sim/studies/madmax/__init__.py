@@ -9,9 +9,12 @@ from .calibration import (
     LLAMA2_GPU_HOURS,
     MEASURED_RUNS,
     MEGATRON_TABLE1,
+    CurveFit,
     EfficiencyFit,
+    GEMMSizeRoofline,
     MeasuredRun,
     fit_compute_efficiency,
+    fit_gemm_curve,
     implied_efficiency,
     megatron_flops,
     predict,
@@ -20,4 +23,5 @@ from .study import CLUSTERS, EXPECTED_HELD_OUT, gpu_hour_weighted_exposed_comm, 
 
 __all__ = ["run", "CLUSTERS", "EXPECTED_HELD_OUT", "gpu_hour_weighted_exposed_comm",
            "LLAMA2_GPU_HOURS", "MEASURED_RUNS", "MEGATRON_TABLE1", "EfficiencyFit", "MeasuredRun",
-           "fit_compute_efficiency", "implied_efficiency", "megatron_flops", "predict"]
+           "fit_compute_efficiency", "implied_efficiency", "megatron_flops", "predict",
+           "CurveFit", "GEMMSizeRoofline", "fit_gemm_curve"]

@@ -28,10 +28,12 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import brentq
+from scipy.optimize import brentq, least_squares
 
 from ....compilers.graph import TransformerConfig, get_transformer
 from ....errors import ConfigError
+from ....hw.models.base import OperatorCost, Work
+from ....hw.models.gpu import GPUSpec
 from ...distributed.cluster import make_cluster
 from ...distributed.models import LLMWorkload
 from ...distributed.parallelism import (
@@ -44,7 +46,8 @@ from ...distributed.parallelism import (
 
 __all__ = ["MeasuredRun", "MEASURED_RUNS", "MEGATRON_TABLE1", "megatron_flops", "predict", "implied_efficiency",
            "EfficiencyFit", "fit_compute_efficiency", "SPLITS", "METRICS",
-           "LLAMA2_GPU_HOURS", "LLAMA2_TOKENS"]
+           "LLAMA2_GPU_HOURS", "LLAMA2_TOKENS", "GEMMSizeRoofline", "CurveFit",
+           "fit_gemm_curve"]
 
 SPLITS = ("train", "held-out")
 METRICS = ("tflops_per_gpu", "gpu_hours")
@@ -156,24 +159,30 @@ def _llama2_runs() -> list[MeasuredRun]:
 MEASURED_RUNS: list[MeasuredRun] = _megatron_runs() + _llama2_runs()
 
 
-def _breakdown(run: MeasuredRun, compute: float, memory: float) -> IterationBreakdown:
+def _breakdown(run: MeasuredRun, compute: float, memory: float,
+               curve: tuple[float, float] | None) -> IterationBreakdown:
     wl = LLMWorkload(model=run.model, seq_len=run.seq_len)
     cluster = make_cluster(gpu=run.gpu, num_gpus=run.num_gpus, network=run.network)
     eff = Efficiency(compute=compute, memory=memory)
+    executor = (None if curve is None else
+                GEMMSizeRoofline(spec=cluster.gpu, intercept=curve[0], slope=curve[1],
+                                 memory_efficiency=memory))
     reason = ""
     for st in run.strategies:
         try:
-            return evaluate(wl, cluster, st, global_batch=run.global_batch, efficiency=eff)
+            return evaluate(wl, cluster, st, global_batch=run.global_batch, efficiency=eff,
+                            executor=executor)
         except StrategyRejected as exc:
             reason = exc.reason
     raise ConfigError(f"no strategy of run '{run.name}' fits: {reason}", field="strategies")
 
 
-def predict(run: MeasuredRun, compute: float, *,
-            memory: float = Efficiency().memory) -> tuple[float, IterationBreakdown]:
-    """Our value of ``run.metric`` with kernels at ``compute`` of dense peak, and the
-    iteration it comes from."""
-    r = _breakdown(run, compute, memory)
+def predict(run: MeasuredRun, compute: float, *, memory: float = Efficiency().memory,
+            curve: tuple[float, float] | None = None) -> tuple[float, IterationBreakdown]:
+    """Our value of ``run.metric`` with kernels at ``compute`` of dense peak (or, given
+    ``curve = (intercept, slope)``, at the :class:`GEMMSizeRoofline` fraction of each
+    kernel's size), and the iteration it comes from."""
+    r = _breakdown(run, compute, memory, curve)
     if run.metric == "tflops_per_gpu":
         cfg = run.model
         flops = megatron_flops(run.global_batch, run.seq_len, cfg.num_layers, cfg.hidden,
@@ -257,3 +266,75 @@ def fit_compute_efficiency(runs: list[MeasuredRun] | None = None, *,
     error = {r.name: ours[r.name] / r.published - 1 for r in runs}
     return EfficiencyFit(compute=compute, implied=implied, error=error, ours=ours,
                          runs=list(runs))
+
+
+class GEMMSizeRoofline:
+    """A roofline whose compute fraction grows with the kernel's size (bf16 dense peak):
+    ``fraction = clip(intercept + slope * log10(flops / 1e9), 0.05, 1)``.
+
+    Large GEMMs fill the GPU and amortize their prologue; small ones do not -- the trend the
+    implied fractions of Megatron's Table 1 show (46% at 1.7B, 71% at 1T). Written here
+    rather than in ``hw.models.gpu`` because only this calibration fits it.
+    """
+
+    def __init__(self, *, spec: GPUSpec, intercept: float, slope: float,
+                 memory_efficiency: float = Efficiency().memory, dtype: str = "bf16") -> None:
+        if not (math.isfinite(intercept) and math.isfinite(slope)):
+            raise ConfigError(f"intercept and slope must be finite, not {intercept!r}, "
+                              f"{slope!r}", field="curve")
+        if not 0 < memory_efficiency <= 1:
+            raise ConfigError(f"must be in (0, 1], not {memory_efficiency!r}",
+                              field="memory_efficiency")
+        self.spec, self.intercept, self.slope = spec, float(intercept), float(slope)
+        self.memory_efficiency = memory_efficiency
+        self._peak = spec.peak(dtype)
+        self.name = f"{spec.name}-gemm-size-roofline"
+
+    def fraction(self, flops: float) -> float:
+        """The compute fraction of peak of a kernel of ``flops``."""
+        x = math.log10(max(flops, 1.0) / 1e9)
+        return min(1.0, max(0.05, self.intercept + self.slope * x))
+
+    def operator_cost(self, work: Work) -> OperatorCost:
+        flops = work.flops
+        compute_s = flops / (self._peak * self.fraction(flops)) if flops > 0 else 0.0
+        memory_s = work.bytes_accessed / (self.spec.hbm_bw_bytes_per_s * self.memory_efficiency)
+        if compute_s >= memory_s:
+            return OperatorCost(latency_s=compute_s, bound="compute")
+        return OperatorCost(latency_s=memory_s, bound="memory")
+
+
+@dataclass
+class CurveFit:
+    """The fitted ``(intercept, slope)`` of :class:`GEMMSizeRoofline` and every run's
+    relative error at it (``ours / published - 1``)."""
+
+    intercept: float
+    slope: float
+    error: dict[str, float]
+    runs: list[MeasuredRun] = field(default_factory=list)
+
+    def mean_abs_error(self, split: str) -> float:
+        errs = [abs(self.error[r.name]) for r in self.runs if r.split == split]
+        return float(np.mean(errs)) if errs else math.nan
+
+
+def fit_gemm_curve(runs: list[MeasuredRun], *, start: tuple[float, float] = (0.55, 0.0),
+                   memory: float = Efficiency().memory) -> CurveFit:
+    """Fit :class:`GEMMSizeRoofline`'s ``(intercept, slope)`` on the TRAIN runs: least squares
+    of ``log(ours / published)`` (scipy's trust-region solver), then every run at it."""
+    train = [r for r in runs if r.split == "train"]
+    if len(train) < 2:
+        raise ConfigError("a two-parameter curve needs at least two TRAIN runs", field="runs")
+
+    def residuals(p: np.ndarray) -> np.ndarray:
+        curve = (float(p[0]), float(p[1]))
+        return np.array([math.log(predict(r, 1.0, memory=memory, curve=curve)[0]
+                                  / r.published) for r in train])
+
+    sol = least_squares(residuals, np.array(start, dtype=float), diff_step=1e-4,
+                        xtol=1e-10, ftol=1e-10)
+    a, b = float(sol.x[0]), float(sol.x[1])
+    error = {r.name: predict(r, 1.0, memory=memory, curve=(a, b))[0] / r.published - 1
+             for r in runs}
+    return CurveFit(intercept=a, slope=b, error=error, runs=list(runs))
