@@ -308,3 +308,30 @@ def test_swapped_executor_prices_dlrm_compute():
     bottom = dense * (13 * 16) / sum(i * o for i, o in layers)
     lookups = b * 2 * d * 4 * 1e-12  # every GPU reads its samples' rows from its replica
     assert r.compute_s == pytest.approx(max(bottom, lookups) + dense - bottom, rel=1e-9)
+
+
+def test_fsdp_forward_only_gathers_weights_a_layer_ahead(llama13):
+    # ZeRO-3 (FSDP) inference: weights sharded over the 64 ranks, each layer's weights
+    # all-gathered (hierarchically: across the 8 nodes on each rail, then in the node) before
+    # it runs, prefetched one layer ahead; no gradients, no reduce-scatter.
+    cluster = make_cluster(gpu="a100-80gb", num_gpus=64, network="ib-hdr")
+    plain = evaluate(llama13, cluster, Strategy(dp=64), global_batch=128, mode="inference")
+    fsdp = evaluate(llama13, cluster, Strategy(dp=64, zero=3), global_batch=128,
+                    mode="inference")
+    assert fsdp.memory.weights_bytes == pytest.approx(plain.memory.weights_bytes / 64)
+    assert fsdp.memory.grads_bytes == fsdp.memory.optimizer_bytes == 0
+    layer_bytes = llama13.params_per_layer * 2  # bf16
+    nodes, local = 8, 8
+    # ring all-gather closed form (p-1) alpha + (p-1)/p n / b, per level
+    ag = ((nodes - 1) * 5e-6 + (nodes - 1) / nodes * (layer_bytes / local) / 25e9
+          + (local - 1) * 2e-6 + (local - 1) / local * layer_bytes / 300e9)
+    f_layer = fsdp.details["layer_fwd_s"]
+    layers, m = llama13.num_layers, 2  # 128 sequences / 64 ranks, micro-batch 1
+    assert fsdp.exposed_comm_s["dp"] == pytest.approx(m * (ag + layers * max(0.0, ag - f_layer)))
+    assert fsdp.comm_s["dp"] == pytest.approx(m * layers * ag)
+    assert fsdp.iteration_s == pytest.approx(_parts_sum(fsdp))
+    # the same compute as the unsharded forward; only the gathers are added
+    assert fsdp.compute_s == pytest.approx(plain.compute_s)
+    assert fsdp.iteration_s == pytest.approx(plain.iteration_s + fsdp.exposed_comm_s["dp"])
+    with pytest.raises(StrategyRejected, match="ZeRO and recomputation apply to training only"):
+        evaluate(llama13, cluster, Strategy(dp=64, zero=2), global_batch=128, mode="inference")

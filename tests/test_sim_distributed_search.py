@@ -54,3 +54,26 @@ def test_search_equals_evaluating_each_candidate_alone(model, seq, gpu, n, gb, m
         else:
             assert by_name.pop(str(c)) == alone  # every field, bit for bit
     assert not by_name and not rejected
+
+
+def test_madmax_baseline_is_its_released_task_configuration():
+    # samhsia/MADMax task_cfgs/llm/llm_train.json: transformer_parallel ["fsdp"] over every
+    # device, local_transformer_bs 1; its inference is the forward stream of the same task.
+    from archsim.errors import ConfigError
+    from archsim.sim.distributed import Strategy, baseline_strategies
+
+    wl = LLMWorkload(model="llama-7b", seq_len=2048)
+    cluster = make_cluster(gpu="a100-80gb", num_gpus=16, network="ib-hdr")
+    cands, _ = baseline_strategies(wl, cluster, mode="training", baseline="madmax")
+    assert cands[0] == Strategy(dp=16, zero=3, micro_batch=1)
+    assert cands[-1] == Strategy(dp=16, zero=3, micro_batch=1, recompute="full")
+    cands, _ = baseline_strategies(wl, cluster, mode="inference", baseline="madmax")
+    assert cands == [Strategy(dp=16, zero=3, micro_batch=1)]
+    for mode in ("training", "inference"):
+        res = search(wl, cluster, global_batch=32, mode=mode, baseline="madmax")
+        assert res.baseline is not None and res.baseline.strategy.startswith("dp16-tp1-pp1-z3-mb1")
+        # the baseline is ranked, so the best is never slower than it
+        assert res.best.iteration_s <= res.baseline.iteration_s
+        assert any(r.strategy == res.baseline.strategy for r in res.ranked)
+    with pytest.raises(ConfigError, match="unknown baseline 'megatron'"):
+        search(wl, cluster, global_batch=32, baseline="megatron")

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
         sigma_from_variation,
         variation_from_sigma,
     )
-    from .search import SearchResult, baseline_strategies, enumerate_strategies, search
+    from .search import BASELINES, SearchResult, baseline_strategies, enumerate_strategies, search
     from .variability import (
         PRISM_DEFAULT,
         VARIABILITY_DEFINITIONS,
@@ -108,6 +108,7 @@ _EXPORTS = {
     "evaluate_dlrm": ".parallelism",
     "evaluate_llm": ".parallelism",
     "shard_tile": ".parallelism",
+    "BASELINES": ".search",
     "SearchResult": ".search",
     "baseline_strategies": ".search",
     "enumerate_strategies": ".search",
@@ -142,7 +143,7 @@ __all__ = [
     "TP_SPLIT_KINDS", "DLRMWorkload", "LLMWorkload", "get_workload", "tp_splits",
     "EMBEDDING_SHARDINGS", "DLRMStrategy", "Efficiency", "IterationBreakdown", "MemoryBreakdown",
     "Strategy", "StrategyRejected", "evaluate", "evaluate_dlrm", "evaluate_llm", "shard_tile",
-    "SearchResult", "baseline_strategies", "enumerate_strategies", "search",
+    "BASELINES", "SearchResult", "baseline_strategies", "enumerate_strategies", "search",
     "PRISM_DEFAULT", "IterationDistribution", "VariabilityModel", "iteration_distribution",
     "probability_of_finishing", "slowdown_vs_gpus", "total_time_quantiles",
     "VARIABILITY_DEFINITIONS", "expected_max_over_median", "finish_time_quantiles",

@@ -42,6 +42,10 @@ NETWORKS: dict[str, LinkSpec] = {
     "roce-400": LinkSpec(name="roce-400", bw_bytes_per_s=400e9 / 8, latency_s=10e-6),
     # 100 Gb/s RoCE, a commodity data-centre network.
     "roce-100": LinkSpec(name="roce-100", bw_bytes_per_s=100e9 / 8, latency_s=10e-6),
+    # MAD-Max's effective inter-node bandwidth of its dc_A cluster (samhsia/MADMax
+    # system_cfgs/dc_A, systems/gpus.py): 8 ports x (25 GB/s / 2) x 56% utilization / 8 GPUs.
+    "ib-hdr-madmax": LinkSpec(name="ib-hdr-madmax", bw_bytes_per_s=8 * 25e9 / 2 * 0.56 / 8,
+                              latency_s=5e-6),
 }
 
 #: NVLink one-hop latency through NVSwitch (assumption).

@@ -22,7 +22,8 @@ What overlaps with what (per layer):
   micro-batch (bucketed; the last bucket is always exposed); the ZeRO-1/2 parameter
   all-gather overlaps the next iteration's first forward.
 * ZeRO-3 parameter all-gathers are prefetched one layer ahead (forward and
-  backward) and gradient reduce-scatters overlap the next layer's backward.
+  backward) and gradient reduce-scatters overlap the next layer's backward; a
+  forward-only pass (inference, decode) under ZeRO-3 (FSDP) gathers the same way.
 * DLRM pooled-embedding all-to-all overlaps the bottom MLP (forward and backward);
   the MLP gradient all-reduce overlaps the dense backward.
 
@@ -373,8 +374,11 @@ def _reject_llm(workload: LLMWorkload, cluster: ClusterSpec, st: Strategy, globa
         raise StrategyRejected(st, f"the interleaved schedule needs the micro-batch count "
                                f"{global_batch // (st.dp * st.micro_batch)} to be a multiple "
                                f"of pp {st.pp}")
-    if mode != "training" and (st.zero or st.recompute != "none"):
-        raise StrategyRejected(st, "ZeRO and recomputation apply to training only")
+    if mode != "training" and (st.zero in (1, 2) or st.recompute != "none"):
+        # ZeRO-3 (FSDP) also shards the weights of a forward-only pass: MAD-Max's inference is
+        # the forward stream of the task's (FSDP) strategy (samhsia/MADMax, tasks/llm_tasks.py).
+        raise StrategyRejected(st, "ZeRO and recomputation apply to training only (ZeRO-3 "
+                               "weight sharding excepted)")
     if mode == "decode" and (st.cp > 1 or v > 1):
         raise StrategyRejected(st, "context parallelism and interleaving do not apply to "
                                "decode steps")
@@ -495,12 +499,15 @@ class ZeRO3Comm:
 
 def zero3_communication(plan: LLMPlan, cluster: ClusterSpec, compute: LLMCompute) -> ZeRO3Comm:
     """Gathers prefetched one layer ahead; reduce-scatters overlap the next layer's backward
-    (zero unless training with ZeRO-3 over more than one shard)."""
-    if not (plan.training and plan.zero == 3 and plan.shard > 1):
+    (zero unless ZeRO-3 over more than one shard). A forward-only pass (inference, decode)
+    gathers and never reduces."""
+    if not (plan.zero == 3 and plan.shard > 1):
         return ZeRO3Comm(0.0, 0.0, 0.0)
     ls, f_layer = plan.layers_per_stage, compute.layer_fwd_s
     ag = collective_time_s("all_gather", plan.layer_params_gpu * WEIGHT_BYTES, cluster,
                            size=plan.shard, stride=plan.tp)
+    if not plan.training:
+        return ZeRO3Comm(ag + ls * max(0.0, ag - f_layer), 0.0, ls * ag)
     rs = collective_time_s("reduce_scatter", plan.layer_params_gpu * GRAD_BYTES, cluster,
                            size=plan.shard, stride=plan.tp)
     return ZeRO3Comm(ag + ls * max(0.0, ag - f_layer), ls * max(0.0, ag + rs - 2 * f_layer),
@@ -554,7 +561,7 @@ def pipeline(workload: LLMWorkload, plan: LLMPlan, cluster: ClusterSpec, compute
         per_mb = fwd + bwd
         bubble = (pp - 1) * per_mb / v
     else:
-        per_mb = ls * (f_layer + tp_f + cp.exposed_fwd_s) + head_f + p2p
+        per_mb = ls * (f_layer + tp_f + cp.exposed_fwd_s) + head_f + p2p + z3.exposed_fwd_s
         bubble = max(0, pp - m) * per_mb if plan.decode else (pp - 1) * per_mb / v
     return Pipeline(p2p, per_mb, bubble, m * per_mb + bubble)
 
@@ -618,8 +625,10 @@ def llm_memory(workload: LLMWorkload, plan: LLMPlan, cluster: ClusterSpec, compu
         logits = plan.mb * workload.seq_len * cfg.vocab * 4 / (tp * cp)  # fp32 for the loss
         activations = in_flight * ls * stored + (act_layer_bytes if rec else 0) + logits
     else:
-        weights = params_gpu * WEIGHT_BYTES
-        grads = optim = buffers = 0.0
+        sharded = plan.zero == 3 and shard > 1
+        weights = params_gpu * WEIGHT_BYTES / (shard if sharded else 1)
+        grads = optim = 0.0
+        buffers = 2 * plan.layer_params_gpu * WEIGHT_BYTES if sharded else 0.0
         # KV heads split over TP up to their number (then replicated). Prefill keeps one
         # micro-batch's cache; decode keeps every resident sequence's.
         resident = global_batch // plan.dp if plan.decode else plan.mb
@@ -749,9 +758,9 @@ def _evaluate_llm(workload: LLMWorkload, cluster: ClusterSpec, strategy: Strateg
         iteration = pipe.pipeline_s
         compute_s = m * (ls * f_layer + head_f)
         exposed = {"tp": m * ls * tp.per_layer_s, "cp": m * ls * cp.exposed_fwd_s,
-                   "pp": m * pipe.p2p_s, "dp": 0.0}
+                   "pp": m * pipe.p2p_s, "dp": m * z3.exposed_fwd_s}
         comm = {"tp": exposed["tp"], "cp": m * ls * cp.per_layer_s, "pp": exposed["pp"],
-                "dp": 0.0}
+                "dp": m * z3.per_micro_batch_s}
         model_flops = global_batch * (workload.decode_flops_per_sequence() if plan.decode
                                       else workload.forward_flops_per_sequence())
         sync_points = 1
@@ -786,6 +795,8 @@ def _llm_collectives(st: Strategy, m: int, layers_stage: int, mode: str) -> int:
         n += m * (2 if mode == "training" else 1) * st.interleave
     if mode == "training" and st.dp * st.cp > 1:
         n += 3 * layers_stage * m if st.zero == 3 else (1 if st.zero == 0 else 2)
+    elif st.zero == 3 and st.dp * st.cp > 1:
+        n += layers_stage * m  # forward-only: one weight gather per layer
     return max(1, n)
 
 

@@ -24,7 +24,14 @@ from .parallelism import (
 )
 
 __all__ = ["SearchResult", "enumerate_strategies", "baseline_strategies", "search",
-           "max_usable_gpus"]
+           "max_usable_gpus", "BASELINES"]
+
+#: The baselines a search compares its best strategy against: ``"tp-node"`` (data parallel x
+#: tensor parallel across one node) and ``"madmax"``, the strategies of MAD-Max's published
+#: task configurations (Hsia et al. 2024; samhsia/MADMax ``task_cfgs/llm/llm_train.json``: the
+#: transformer FSDP over every GPU with a local batch of 1; ``task_cfgs/dlrm/dlrm_train.json``:
+#: embedding tables model-parallel over every GPU, MLPs data parallel).
+BASELINES = ("tp-node", "madmax")
 
 _MICRO_BATCHES = (1, 2, 4, 8)
 _CP_DEGREES = (1, 2, 4, 8)
@@ -133,20 +140,39 @@ def enumerate_strategies(workload: LLMWorkload | DLRMWorkload, cluster: ClusterS
 
 def baseline_strategies(workload: LLMWorkload | DLRMWorkload, cluster: ClusterSpec, *,
                         mode: str = "training", global_batch: int = 1,
+                        baseline: str = "tp-node",
                         ) -> tuple[list[Strategy] | list[DLRMStrategy], str]:
     """The baseline, in order of preference (the first that runs is used), and its description.
 
-    LLMs: data parallel + tensor parallel across one node (TP = GPUs per node, or the largest
-    degree the heads allow), no pipeline or context parallelism, the lowest ZeRO stage and no
-    recomputation unless memory forces them; micro-batch 1 for training, the whole per-replica
-    batch for inference (prefill and decode). DLRMs: embedding tables sharded
-    table-wise over all GPUs (column-wise when there are fewer tables than GPUs).
+    ``baseline="tp-node"``, LLMs: data parallel + tensor parallel across one node (TP = GPUs
+    per node, or the largest degree the heads allow), no pipeline or context parallelism, the
+    lowest ZeRO stage and no recomputation unless memory forces them; micro-batch 1 for
+    training, the whole per-replica batch for inference (prefill and decode).
+
+    ``baseline="madmax"``, LLMs: MAD-Max's published configuration, FSDP (ZeRO-3) over every
+    GPU with one sequence per micro-batch, for training and (as MAD-Max's inference is the
+    forward stream of the same task) for inference and decode; full recomputation only when
+    memory forces it.
+
+    DLRMs (both): embedding tables sharded table-wise over all GPUs (column-wise when there are
+    fewer tables than GPUs), MLPs data parallel.
     """
+    if baseline not in BASELINES:
+        raise ConfigError(f"unknown baseline '{baseline}'", field="baseline", allowed=BASELINES)
     n = cluster.num_gpus
     if isinstance(workload, DLRMWorkload):
         kind = "table" if workload.model.num_tables >= n else "column"
         return [DLRMStrategy(embedding=kind)], (f"embeddings sharded {kind}-wise over all GPUs, "
                                       "MLPs data parallel")
+    if baseline == "madmax":
+        if mode == "training":
+            return ([Strategy(dp=n, zero=3 if n > 1 else 0, recompute=rc)
+                     for rc in ("none", "full")],
+                    f"FSDP over all {n} GPUs, micro-batch 1 (MAD-Max's llm_train task), "
+                    "recomputation only if memory forces it")
+        return ([Strategy(dp=n, zero=3 if n > 1 else 0)],
+                f"FSDP over all {n} GPUs, micro-batch 1, forward only (MAD-Max's inference "
+                "of its llm_train task)")
     cfg = workload.model
     tp = max(t for t in _divisors(min(cluster.gpus_per_node, n))
              if cfg.tp_problem(t) is None and n % t == 0)
@@ -194,11 +220,14 @@ def search(
     efficiency: Efficiency | None = None,
     executor: HardwareModel | None = None,
     progress: ProgressCallback | None = None,
+    baseline: str = "tp-node",
 ) -> SearchResult:
     """Evaluate every candidate strategy and rank the legal ones by iteration time.
 
     ``progress(done, total)`` is called after each candidate; ``executor`` prices every
-    kernel (see :func:`~archsim.sim.distributed.parallelism.evaluate`).
+    kernel (see :func:`~archsim.sim.distributed.parallelism.evaluate`); ``baseline`` (one of
+    :data:`BASELINES`, see :func:`baseline_strategies`) is what the speedup is measured
+    against. The baseline is ranked too, so the best is never slower than it.
 
     Raises :class:`ConfigError` when the cluster has more GPUs than the model can use
     at this batch, or when no strategy fits (with the most common reasons).
@@ -206,6 +235,8 @@ def search(
     if not isinstance(global_batch, int) or global_batch < 1:
         raise ConfigError(f"must be a positive integer, not {global_batch!r}",
                           field="global_batch")
+    if baseline not in BASELINES:
+        raise ConfigError(f"unknown baseline '{baseline}'", field="baseline", allowed=BASELINES)
     usable = max_usable_gpus(workload, cluster, global_batch)
     if cluster.num_gpus > usable:
         raise ConfigError(
@@ -231,19 +262,21 @@ def search(
             f"{global_batch}; e.g. " + "; ".join(f"{r} ({c}x)" for r, c in reasons)
             if reasons else f"no candidate strategy for {cluster.num_gpus} GPUs",
             field="strategy")
-    ranked.sort(key=lambda r: r.iteration_s)
     base_cands, description = baseline_strategies(workload, cluster, mode=mode,
-                                                  global_batch=global_batch)
-    baseline = None
+                                                  global_batch=global_batch, baseline=baseline)
+    base = None
     for st in base_cands:
         try:
-            baseline = evaluate(workload, cluster, st, global_batch=global_batch, mode=mode,
-                                efficiency=efficiency, executor=executor)
+            base = evaluate(workload, cluster, st, global_batch=global_batch, mode=mode,
+                            efficiency=efficiency, executor=executor)
             break
         except StrategyRejected as exc:
             description_reason = exc.reason
     else:
         description += f" -- cannot run: {description_reason}"
+    if base is not None and all(r.strategy != base.strategy for r in ranked):
+        ranked.append(base)  # a baseline outside the enumerated space (FSDP inference)
+    ranked.sort(key=lambda r: r.iteration_s)
     return SearchResult(model=workload.name, mode=mode, num_gpus=cluster.num_gpus,
-                        global_batch=global_batch, ranked=ranked, baseline=baseline,
+                        global_batch=global_batch, ranked=ranked, baseline=base,
                         baseline_description=description, rejected=rejected)

@@ -1,273 +1,282 @@
 """``archsim study madmax``: MAD-Max's parallelization-strategy headlines.
 
-MAD-Max: Hsia et al., "MAD-Max Beyond Single-Node: Enabling Large Machine
-Learning Model Acceleration on Distributed Systems", ISCA 2024 -- 14-32% of GPU
-hours are exposed communication; the right parallelization gives up to 2.24x
-(pre-training) and 5.2x (inference). Cross-checked against Megatron-LM's Table 1
-(Narayanan et al., SC'21) and Llama 2's pre-training GPU-hours (Touvron et al. 2023).
+MAD-Max: Hsia et al., "MAD-Max Beyond Single-Node: Enabling Large Machine Learning Model
+Acceleration on Distributed Systems", ISCA 2024 (arXiv 2310.02784) -- 14-32% of GPU hours
+are exposed communication; the right parallelization gives up to 2.24x (pre-training) and
+5.27x (inference). Setup as in MAD-Max's released artifact (samhsia/MADMax): the baselines
+are its task configurations (LLMs: FSDP over every GPU, one sequence per GPU; DLRMs:
+embedding tables model-parallel over every GPU, MLPs data parallel). The compute
+efficiency is calibrated on Megatron-LM's Table 1 (Narayanan et al., SC'21) and Llama 2's
+GPU-hours (Touvron et al. 2023) with a TRAIN / HELD-OUT split (:mod:`.calibration`).
 """
 
 from __future__ import annotations
 
-import math
+import dataclasses
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
-from ....compilers.graph import TransformerConfig, get_dlrm
+from ....compilers.graph import get_dlrm, get_transformer
 from ...distributed.cluster import make_cluster
 from ...distributed.models import DLRMWorkload, LLMWorkload
-from ...distributed.parallelism import Efficiency, Strategy, evaluate
+from ...distributed.parallelism import Efficiency
 from ...distributed.search import search
-from .. import Band, Comparison, Direction, Status, StudyResult
+from .. import Band, Comparison, Direction, Observation, Status, StudyResult
+from .calibration import (
+    LLAMA2_GPU_HOURS,
+    MEASURED_RUNS,
+    EfficiencyFit,
+    MeasuredRun,
+    fit_compute_efficiency,
+    fit_gemm_curve,
+    predict,
+)
 
-__all__ = ["run", "megatron_crosscheck", "megatron_flops", "llama2_crosscheck",
-           "MEGATRON_TABLE1", "LLAMA2_70B_GPU_HOURS", "MegatronRow", "Llama2Row"]
+__all__ = ["run", "CLUSTERS", "EXPECTED_HELD_OUT", "gpu_hour_weighted_exposed_comm"]
 
-_CLUSTERS = {
-    "a100+hdr": dict(gpu="a100-80gb", network="ib-hdr"),
-    "h100+ndr": dict(gpu="h100-80gb", network="ib-ndr"),
-    "h100+roce100": dict(gpu="h100-80gb", network="roce-100"),
+#: The clusters of the strategy search. RoCE-100 is left out: MAD-Max's headline systems are
+#: A100/H100 clusters on InfiniBand-class networks (its dc_A: A100 + 8 x 200 Gb/s).
+CLUSTERS = {
+    "a100+hdr": {"gpu": "a100-80gb", "network": "ib-hdr"},
+    "h100+ndr": {"gpu": "h100-80gb", "network": "ib-ndr"},
 }
 
-#: Rows of Narayanan et al. 2021 ("Efficient Large-Scale Language Model Training on GPU
-#: Clusters Using Megatron-LM", SC'21), Table 1 (also the Megatron-LM README): GPT models,
-#: vocabulary 51,200, sequence 2,048, A100 GPUs on Selene (8 per node, 8 x 200 Gb/s HDR IB).
-#: (name, heads, hidden, layers, tp, pp, gpus, batch, published TFLOP/s per GPU)
-MEGATRON_TABLE1 = [
-    ("megatron-18.4b", 48, 6144, 40, 8, 1, 256, 1024, 135.0),
-    ("megatron-1t", 160, 25600, 128, 8, 64, 3072, 3072, 163.0),
-]
+#: Status each HELD-OUT calibration run has today (the study test checks the computed one).
+EXPECTED_HELD_OUT = {
+    "megatron-3.6b": Status.NOT_REPRODUCED,
+    "megatron-18.4b": Status.REPRODUCED,
+    "megatron-76.1b": Status.REPRODUCED,
+    "megatron-310.1b": Status.NOT_REPRODUCED,
+    "megatron-1t": Status.NOT_REPRODUCED,
+    "llama2-13b": Status.NOT_REPRODUCED,
+    "llama2-70b": Status.NOT_REPRODUCED,
+}
 
 
-class MegatronRow(TypedDict):
-    """One Megatron-LM Table 1 row next to our throughput."""
-
-    model: str
-    gpus: int
-    tp: int
-    pp: int
-    batch: int
-    published_tflops_per_gpu: float
-    ours_tflops_per_gpu: float
-    ratio: float
-    iteration_s: float
-    exposed_comm_fraction: float
-    bubble_fraction: float
+def gpu_hour_weighted_exposed_comm(runs: list[MeasuredRun], compute: float
+                                   ) -> tuple[float, list[dict[str, Any]]]:
+    """Exposed communication as a share of all GPU hours of ``runs`` (GPU-hours jobs), each
+    job at its own strategy: ``sum(hours_j * exposed_j) / sum(hours_j)``, hours ours."""
+    rows: list[dict[str, Any]] = []
+    for r in runs:
+        hours, b = predict(r, compute)
+        rows.append({"job": r.name, "gpu": r.gpu, "network": r.network, "gpus": r.num_gpus,
+                     "strategy": b.strategy, "gpu_hours": hours,
+                     "exposed_comm_fraction": b.exposed_comm_fraction, "mfu": b.mfu})
+    total = sum(x["gpu_hours"] for x in rows)
+    return sum(x["gpu_hours"] * x["exposed_comm_fraction"] for x in rows) / total, rows
 
 
-class Llama2Row(TypedDict):
-    """Our GPU-hours for Llama 2 70B's pre-training next to the published figure."""
-
-    model: str
-    gpus: int
-    strategy: str
-    published_gpu_hours: int
-    ours_gpu_hours: float
-    ratio: float
-    mfu: float
-
-
-def megatron_flops(batch: int, seq: int, layers: int, hidden: int, vocab: int) -> float:
-    """FLOPs per iteration as Megatron counts them (with full recomputation), eq. (3) of
-    Narayanan et al. 2021: ``96 B s l h^2 (1 + s/(6h) + V/(16 l h))``."""
-    return (96 * batch * seq * layers * hidden**2
-            * (1 + seq / (6 * hidden) + vocab / (16 * layers * hidden)))
-
-
-def megatron_crosscheck(efficiency: Efficiency | None = None) -> list[MegatronRow]:
-    """Our TFLOP/s per GPU for Megatron Table 1 rows, at the paper's (t, p) and batch."""
-    rows: list[MegatronRow] = []
-    for name, heads, hidden, layers, tp, pp, gpus, batch, published in MEGATRON_TABLE1:
-        cfg = TransformerConfig(name=name, num_layers=layers, hidden=hidden, num_heads=heads,
-                                ffn_hidden=4 * hidden, vocab=51200,
-                                source="Narayanan et al. 2021, Table 1")
-        wl = LLMWorkload(model=cfg, seq_len=2048, dtype="bf16")
-        cluster = make_cluster(gpu="a100-80gb", num_gpus=gpus, network="ib-hdr")
-        st = Strategy(dp=gpus // (tp * pp), tp=tp, pp=pp, micro_batch=1, recompute="full")
-        r = evaluate(wl, cluster, st, global_batch=batch, efficiency=efficiency)
-        ours = megatron_flops(batch, 2048, layers, hidden, 51200) / r.iteration_s / gpus / 1e12
-        rows.append({"model": name, "gpus": gpus, "tp": tp, "pp": pp, "batch": batch,
-                     "published_tflops_per_gpu": published, "ours_tflops_per_gpu": ours,
-                     "ratio": ours / published, "iteration_s": r.iteration_s,
-                     "exposed_comm_fraction": r.exposed_comm_fraction,
-                     "bubble_fraction": r.bubble_s / r.iteration_s})
-    return rows
-
-
-#: Touvron et al. 2023 ("Llama 2"), Table 2: pre-training Llama 2 70B on 2T tokens took
-#: 1,720,320 A100-80GB GPU-hours (Meta's Research SuperCluster: 8 x 200 Gb/s InfiniBand
-#: per node); global batch 4M tokens, sequence 4,096.
-LLAMA2_70B_GPU_HOURS = 1_720_320
-
-
-def llama2_crosscheck(efficiency: Efficiency | None = None, *,
-                      num_gpus: int = 2048) -> Llama2Row:
-    """GPU-hours of our best strategy for Llama 2 70B on 2T tokens, next to the paper's."""
-    wl = LLMWorkload(model="llama-70b", seq_len=4096)
-    cluster = make_cluster(gpu="a100-80gb", num_gpus=num_gpus, network="ib-hdr")
-    res = search(wl, cluster, global_batch=1024, efficiency=efficiency)
-    iterations = math.ceil(2e12 / res.best.tokens_per_iteration)
-    hours = iterations * res.best.iteration_s * num_gpus / 3600
-    return {"model": "llama-70b", "gpus": num_gpus, "strategy": res.best.strategy,
-            "published_gpu_hours": LLAMA2_70B_GPU_HOURS, "ours_gpu_hours": hours,
-            "ratio": hours / LLAMA2_70B_GPU_HOURS, "mfu": res.best.mfu}
-
-
-def _llm_cases(quick: bool) -> list[tuple[str, int, int]]:
-    # (model, GPUs, global batch in sequences): ~4M tokens per batch (Llama 2), GPT-3's 1536.
+def _llm_cases(quick: bool) -> list[tuple[str, int, int, int]]:
+    # (model, GPUs, global batch in sequences, sequence): Llama 2's 4M-token batch at 4,096
+    # tokens; GPT-3's 1,536 x 2,048. GPU counts divide the batch (FSDP: one sequence per GPU).
     if quick:
-        return [("llama-7b", 64, 512), ("llama-70b", 256, 256)]
-    return [("llama-7b", 256, 2048), ("llama-13b", 256, 2048), ("llama-70b", 1024, 1024),
-            ("gpt3-175b", 1024, 1536)]
+        return [("llama-2-7b", 64, 512, 4096), ("llama-70b", 256, 256, 4096)]
+    return [("llama-2-7b", 256, 1024, 4096), ("llama-13b", 256, 1024, 4096),
+            ("llama-70b", 1024, 1024, 4096), ("gpt3-175b", 512, 1536, 2048)]
 
 
 def _dlrm_cases(quick: bool) -> list[tuple[str, int, int]]:
     if quick:
         return [("dlrm-mlperf", 64, 65536)]
-    return [("dlrm-mlperf", 128, 65536), ("dlrm-prod-synthetic", 256, 65536)]
+    return [("dlrm-mlperf", 128, 65536), ("dlrm-prod-synthetic", 128, 65536)]
+
+
+def _calibration_comparisons(fit: EfficiencyFit) -> list[Comparison]:
+    out = []
+    for r in fit.runs:
+        if r.split != "held-out":
+            continue
+        unit = "TFLOP/s" if r.metric == "tflops_per_gpu" else "GPU-h"
+        published = (f"{r.published:.0f} TFLOP/s per GPU" if r.metric == "tflops_per_gpu"
+                     else f"{r.published:,.0f} GPU-hours (2T tokens)")
+        out.append(Comparison(
+            metric=f"HELD-OUT {r.name} on {r.num_gpus} A100-80GB + HDR "
+                   f"({r.strategies[0]})",
+            published=published, published_low=r.published, published_high=r.published,
+            ours=fit.ours[r.name], unit=unit, band=Band.around(r.published),
+            expected=EXPECTED_HELD_OUT[r.name],
+            assumption=f"compute at the calibrated {fit.compute[r.gpu]:.1%} of dense peak "
+                       f"(fitted on the TRAIN runs only; this run implies "
+                       f"{fit.implied[r.name]:.1%}); {r.notes}",
+            note=r.source))
+    return out
 
 
 def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
-    """Exposed communication and best-strategy speedups across models and clusters."""
+    """Calibration, GPU-hour-weighted exposed communication and best-strategy speedups."""
     from ...distributed.plots import plot_breakdown, plot_speedups
 
     out_dir = Path(out_dir)
-    eff = Efficiency()
-    clusters = {"a100+hdr": _CLUSTERS["a100+hdr"], "h100+ndr": _CLUSTERS["h100+ndr"]}
-    if not quick:
-        clusters["h100+roce100"] = _CLUSTERS["h100+roce100"]
+    result = StudyResult(name="madmax", title="MAD-Max: parallelization strategies at scale")
+
+    # 1. Compute efficiency calibrated on published runs (TRAIN), checked on HELD-OUT ones.
+    fit = fit_compute_efficiency()
+    curve = fit_gemm_curve(MEASURED_RUNS)
+    compute = fit.compute["a100-80gb"]
+    eff = Efficiency(compute=compute)
+    result.comparisons += _calibration_comparisons(fit)
+    result.observations += [
+        Observation(metric="calibrated compute fraction of dense peak (A100)",
+                    ours=100 * compute, unit="%",
+                    note="geometric mean of the TRAIN runs' implied fractions: "
+                         + ", ".join(r.name for r in fit.runs if r.split == "train")),
+        Observation(metric="calibration mean |error|, TRAIN runs",
+                    ours=100 * fit.mean_abs_error("train"), unit="%"),
+        Observation(metric="calibration mean |error|, HELD-OUT runs",
+                    ours=100 * fit.mean_abs_error("held-out"), unit="%",
+                    note=", ".join(f"{k} {100 * v:+.0f}%"
+                                   for k, v in fit.split_errors("held-out").items())),
+        # The same TRAIN runs fitting a kernel-size-dependent fraction instead of a constant
+        # (reported beside it, not used for the headlines: the constant was declared first).
+        Observation(metric="GEMM-size curve calibration mean |error|, HELD-OUT runs",
+                    ours=100 * curve.mean_abs_error("held-out"), unit="%",
+                    note=f"fraction = {curve.intercept:.3f} + {curve.slope:.3f} log10(kernel "
+                         "GFLOP); " + ", ".join(
+                             f"{r.name} {100 * curve.error[r.name]:+.0f}%"
+                             for r in curve.runs if r.split == "held-out")),
+        Observation(metric="GEMM-size curve calibration mean |error|, TRAIN runs",
+                    ours=100 * curve.mean_abs_error("train"), unit="%"),
+    ]
+
+    # 2. Exposed communication over the Llama 2 suite, weighted by GPU-hours, at MAD-Max's
+    # FSDP configuration (Meta's strategy is not published).
+    llama = [r for r in MEASURED_RUNS if r.name in LLAMA2_GPU_HOURS]
+    comm_rows: list[dict[str, Any]] = []
+    comm_band, comm_dir = Band.around(14.0, 32.0), Direction(above=14.0)
+    suites = {"a100+hdr": llama,
+              "h100+ndr": [dataclasses.replace(r, gpu="h100-80gb", network="ib-ndr")
+                           for r in llama]}
+    for cname, runs in suites.items():
+        weighted, job_rows = gpu_hour_weighted_exposed_comm(runs, compute)
+        comm_rows += [{"cluster": cname, **x} for x in job_rows]
+        result.comparisons.append(Comparison(
+            metric=f"exposed communication, GPU-hour-weighted, Llama 2 7B/13B/70B pre-training "
+                   f"(2T tokens each) on 1024 GPUs {cname}, FSDP baseline",
+            published="14-32% of GPU hours", published_low=14.0, published_high=32.0,
+            ours=100 * weighted, unit="%", band=comm_band, direction=comm_dir,
+            expected=Status.NOT_REPRODUCED,
+            assumption="FSDP over all GPUs, micro-batch 1 (MAD-Max's llm_train task); "
+                       "gathers prefetched a layer ahead, reduce-scatters overlap the next "
+                       "layer's backward; hierarchical all-gather at full per-NIC bandwidth "
+                       f"(HDR 25 GB/s, NDR 50 GB/s); compute at the calibrated {compute:.1%}",
+            note="MAD-Max measures production jobs; ours are the Llama 2 jobs at MAD-Max's "
+                 "baseline strategy"))
+
+    # Why the gap: FSDP's traffic next to the compute that hides it, and the same suite at
+    # MAD-Max's own (derated) inter-node bandwidth.
+    _, b70 = predict(next(r for r in llama if r.name == "llama2-70b"), compute)
+    derated = [dataclasses.replace(r, network="ib-hdr-madmax") for r in llama]
+    weighted_derated, derated_rows = gpu_hour_weighted_exposed_comm(derated, compute)
+    comm_rows += [{"cluster": "a100+hdr-madmax", **x} for x in derated_rows]
+    result.observations += [
+        Observation(metric="llama2-70b FSDP: all gather/reduce-scatter time / compute time",
+                    ours=100 * b70.comm_s["dp"] / b70.compute_s, unit="%",
+                    note=f"{b70.strategy} on 1024 A100 + HDR: the layer-ahead prefetch hides "
+                         f"all but {100 * b70.exposed_comm_fraction:.2f}% of the iteration"),
+        Observation(metric="exposed communication, GPU-hour-weighted Llama 2 suite, A100 at "
+                           "MAD-Max's dc_A inter-node bandwidth (7 GB/s per GPU)",
+                    ours=100 * weighted_derated, unit="%",
+                    note="8 x 25 GB/s / 2 x 56% / 8 GPUs (samhsia/MADMax system_cfgs/dc_A)"),
+    ]
+
+    # 3. Best strategy vs MAD-Max's baseline over models and clusters.
     rows: list[dict[str, Any]] = []
     breakdown_rows: list[dict[str, Any]] = []
-    for cname, ckw in clusters.items():
-        cases = [(m, n, b, "llm") for m, n, b in _llm_cases(quick)]
-        cases += [(m, n, b, "dlrm") for m, n, b in _dlrm_cases(quick)]
-        for model, gpus, batch, family in cases:
-            wl = DLRMWorkload(model=get_dlrm(model)) if family == "dlrm" else LLMWorkload(model=model)
+    modes_llm = ("training", "inference") + (() if quick else ("decode",))
+    for cname, ckw in CLUSTERS.items():
+        cases: list[tuple[LLMWorkload | DLRMWorkload, int, int, tuple[str, ...]]] = [
+            (LLMWorkload(model=get_transformer(m), seq_len=s), n, b, modes_llm)
+            for m, n, b, s in _llm_cases(quick)]
+        cases += [(DLRMWorkload(model=get_dlrm(m)), n, b, ("training", "inference"))
+                  for m, n, b in _dlrm_cases(quick)]
+        for wl, gpus, batch, modes in cases:
             cluster = make_cluster(num_gpus=gpus, gpu=ckw["gpu"], network=ckw["network"])
-            modes = ("training", "inference") + (("decode",) if family == "llm" else ())
             for mode in modes:
-                res = search(wl, cluster, global_batch=batch, mode=mode, efficiency=eff)
+                res = search(wl, cluster, global_batch=batch, mode=mode, efficiency=eff,
+                             baseline="madmax")
                 base, best = res.baseline, res.best
-                label = f"{model}/{cname}/{mode}"
+                label = f"{wl.name}/{cname}/{mode}"
                 rows.append({
-                    "model": model, "cluster": cname, "gpus": gpus, "global_batch": batch,
+                    "model": wl.name, "cluster": cname, "gpus": gpus, "global_batch": batch,
                     "mode": mode, "label": label, "strategies_evaluated": res.num_evaluated,
                     "legal": len(res.ranked),
                     "baseline": base.strategy if base else "cannot run",
                     "baseline_exposed_comm_fraction": (base.exposed_comm_fraction if base
                                                        else None),
-                    "best": best.strategy, "best_exposed_comm_fraction":
-                        best.exposed_comm_fraction,
+                    "best": best.strategy,
+                    "best_exposed_comm_fraction": best.exposed_comm_fraction,
                     "best_mfu": best.mfu, "speedup": res.speedup,
                     "baseline_description": res.baseline_description})
-                for tag, r in (("baseline", base), ("best", best)):
-                    if r is not None:
-                        breakdown_rows.append({"label": f"{label}/{tag}", **r.to_row()})
-    result = StudyResult(name="madmax", title="MAD-Max: parallelization strategies at scale")
-    train = [r for r in rows if r["mode"] == "training"]
-    infer = [r for r in rows if r["mode"] in ("inference", "decode")]
-    fracs = [r["baseline_exposed_comm_fraction"] for r in train
-             if r["baseline_exposed_comm_fraction"] is not None]
-    llm_fracs = [r["baseline_exposed_comm_fraction"] for r in train
-                 if r["baseline_exposed_comm_fraction"] is not None
-                 and not r["model"].startswith("dlrm")]
-    # 14-32% is the spread over MAD-Max's production jobs, widened by the default +-10%. The
-    # claim's direction: exposed communication is a large share (at least MAD-Max's lowest).
-    comm_band = Band.around(14.0, 32.0)
-    comm_dir = Direction(above=14.0)
-    comm_drives = ("baseline = DP x TP in a node on public model shapes; TP collectives fully "
-                   "exposed; IB HDR 25 GB/s, NDR 50 GB/s per GPU and direction")
-    result.comparisons += [
-        Comparison(metric="exposed communication, baseline strategies, LLM training (min)",
-                   published="14-32% of GPU hours", published_low=14.0, published_high=32.0,
-                   ours=100 * min(llm_fracs), unit="%", band=comm_band, direction=comm_dir,
-                   expected=Status.REPRODUCED, assumption=comm_drives,
-                   note="range over LLMs and clusters"),
-        Comparison(metric="exposed communication, baseline strategies, LLM training (max)",
-                   published="14-32% of GPU hours", published_low=14.0, published_high=32.0,
-                   ours=100 * max(llm_fracs), unit="%", band=comm_band, direction=comm_dir,
-                   expected=Status.IN_SHAPE, assumption=comm_drives),
-        Comparison(metric="exposed communication, baseline strategies, all training (max)",
-                   published="14-32% of GPU hours", published_low=14.0, published_high=32.0,
-                   ours=100 * max(fracs), unit="%", band=comm_band, direction=comm_dir,
-                   expected=Status.IN_SHAPE, assumption=comm_drives + "; DLRM all-to-all",
-                   note="includes DLRM (all-to-all bound)"),
-    ]
-    best_train = max((r for r in train if r["speedup"]), key=lambda r: r["speedup"])
-    best_infer = max((r for r in infer if r["speedup"]), key=lambda r: r["speedup"])
-    # "Up to" maxima over MAD-Max's configurations; default +-10% band; direction: the best
-    # strategy beats the baseline. Full mode adds RoCE-100 clusters, whose slow links widen
-    # the gap past the band.
-    search_drives = ("strategies searched over DP/TP/PP/CP/ZeRO/micro-batch; roofline compute "
-                     f"at {eff.compute:.0%} of peak; baseline DP x TP in a node")
-    result.comparisons += [
-        Comparison(metric="best-strategy training speedup over baseline (max)",
-                   published="up to 2.24x", published_low=2.24, published_high=2.24,
-                   ours=best_train["speedup"], unit="x", band=Band.around(2.24),
-                   direction=Direction(above=1.0),
-                   expected=Status.REPRODUCED if quick else Status.IN_SHAPE,
-                   assumption=search_drives, note=best_train["label"]),
-        Comparison(metric="best-strategy inference speedup over baseline (max)",
-                   published="up to 5.2x", published_low=5.2, published_high=5.2,
-                   ours=best_infer["speedup"], unit="x", band=Band.around(5.2),
-                   direction=Direction(above=1.0), expected=Status.IN_SHAPE,
-                   assumption=search_drives + "; DLRM baseline table-wise sharding",
-                   note=best_infer["label"]),
-    ]
-    mega = megatron_crosscheck(eff)
-    # Measured throughputs: an analytical model within +-10% of a measurement counts as
-    # reproduced; there is no direction to be in-shape with.
-    expected_mega = {"megatron-18.4b": Status.NOT_REPRODUCED, "megatron-1t": Status.REPRODUCED}
-    for row in mega:
-        published_tflops = row["published_tflops_per_gpu"]
+                for tag, it in (("baseline", base), ("best", best)):
+                    if it is not None:
+                        breakdown_rows.append({"label": f"{label}/{tag}", **it.to_row()})
+    search_drives = (f"MAD-Max's baselines (LLM: FSDP over all GPUs, micro-batch 1; DLRM: "
+                     f"table-wise embeddings, data-parallel MLPs); search over "
+                     f"DP/TP/PP/CP/ZeRO/micro-batch/recompute; compute at the calibrated "
+                     f"{compute:.1%} (A100 fit, also used for H100)")
+    for mode, published, pub_text, expected in (
+            ("training", 2.24, "up to 2.24x", Status.IN_SHAPE),
+            ("inference", 5.27, "up to 5.27x", Status.IN_SHAPE)):
+        cands = [r for r in rows if r["mode"] == mode and r["speedup"]]
+        top = max(cands, key=lambda r: r["speedup"])
         result.comparisons.append(Comparison(
-            metric=f"Megatron-LM {row['model']} on {row['gpus']} A100 (t={row['tp']}, "
-                   f"p={row['pp']})",
-            published=f"{published_tflops:.0f} TFLOP/s per GPU", published_low=published_tflops,
-            published_high=published_tflops, ours=row["ours_tflops_per_gpu"],
-            unit="TFLOP/s", band=Band.around(published_tflops),
-            expected=expected_mega[row["model"]],
-            assumption=f"compute at {eff.compute:.0%} of dense peak; 1F1B without "
-                       "interleaving; full recomputation",
-            note="Narayanan et al. 2021 Table 1"))
-    llama2 = llama2_crosscheck(eff)
-    result.comparisons.append(Comparison(
-        metric="Llama 2 70B pre-training, 2T tokens, A100-80GB GPU-hours",
-        published=f"{LLAMA2_70B_GPU_HOURS:,} GPU-hours",
-        published_low=float(LLAMA2_70B_GPU_HOURS), published_high=float(LLAMA2_70B_GPU_HOURS),
-        ours=llama2["ours_gpu_hours"], unit="GPU-h",
-        band=Band.around(float(LLAMA2_70B_GPU_HOURS)), expected=Status.NOT_REPRODUCED,
-        assumption=f"our best strategy {llama2['strategy']} on {llama2['gpus']} A100 + HDR "
-                   f"reaches MFU {llama2['mfu']:.0%}; Meta's strategy and MFU not published",
-        note="Touvron et al. 2023 Table 2"))
+            metric=f"best-strategy {mode} speedup over MAD-Max's baseline (max over models "
+                   f"and clusters)", published=pub_text, published_low=published,
+            published_high=published, ours=top["speedup"], unit="x",
+            band=Band.around(published), direction=Direction(above=1.0),
+            expected=expected, assumption=search_drives,
+            note=f"{top['label']}: {top['baseline']} -> {top['best']}"))
+    for row in rows:
+        if row["mode"] == "decode" and row["speedup"]:
+            result.observations.append(Observation(
+                metric=f"decode-step speedup over FSDP, {row['label']}", ours=row["speedup"],
+                unit="x", note=f"{row['baseline']} -> {row['best']} (MAD-Max reports no decode)"))
+        if row["mode"] == "training" and row["model"].startswith("dlrm") and row["baseline"] \
+                != "cannot run":
+            result.observations.append(Observation(
+                metric=f"exposed communication of the DLRM baseline, {row['label']}",
+                ours=100 * row["baseline_exposed_comm_fraction"], unit="%",
+                note=f"{row['baseline']}: pooled-embedding all-to-all (not in the GPU-hour "
+                     "suite: no published job size)"))
+
     result.tables = {"strategies": rows, "breakdowns": breakdown_rows,
-                     "megatron": [dict(r) for r in mega], "llama2": [dict(llama2)]}
+                     "calibration": [{**row, "gemm_curve_relative_error":
+                                      curve.error[str(row["run"])]} for row in fit.rows()],
+                     "exposed_comm_suite": comm_rows}
     result.assumptions += [
-        f"compute: roofline per operator of the shared transformer/DLRM graphs at "
-        f"{eff.compute:.0%} of dense peak (bf16 LLMs, fp32 DLRM) and {eff.memory:.0%} of HBM "
-        "bandwidth; backward = 2x forward; Adam step memory-bound",
+        f"compute: roofline per operator at {compute:.1%} of dense peak -- CALIBRATED (TRAIN: "
+        + ", ".join(r.name for r in fit.runs if r.split == "train")
+        + "); the A100 fraction is used for H100 too (no published H100 run in the fit)",
+        f"memory-bound kernels at {eff.memory:.0%} of HBM bandwidth (assumed); backward = 2x "
+        "forward; Adam step memory-bound",
         "memory: bf16 weights+grads, 12 B/param fp32 optimizer state (ZeRO paper); "
         f"{eff.reserved_bytes / 2**30:.0f} GiB reserved per GPU; fp32 logits; activations "
         "from the graph's tensor sizes (flash attention: no score matrix)",
         "networks per GPU and direction: NVLink = datasheet (A100 300 GB/s, H100 450 GB/s), "
-        "IB HDR 25 GB/s, IB NDR 50 GB/s, RoCE-100 12.5 GB/s; alpha 2 us (NVLink), 5 us (IB), "
-        "10 us (RoCE); rail-optimized, non-blocking fat tree",
+        "IB HDR 25 GB/s, IB NDR 50 GB/s at full rate (MAD-Max's dc_A config instead derates "
+        "its links: 56% of IB, 67% of NVLink); alpha 2 us (NVLink), 5 us (IB); "
+        "rail-optimized, non-blocking fat tree (assumed)",
         "overlap: TP collectives exposed; DP gradient reduction overlaps the last "
-        "micro-batch's backward; ZeRO-3 gathers prefetched a layer ahead; CP KV exchange "
+        "micro-batch's backward; ZeRO-3/FSDP gathers prefetched a layer ahead; CP KV exchange "
         "overlaps attention; DLRM all-to-all overlaps the bottom MLP",
-        "MAD-Max's 14-32% is measured on production jobs at their deployed strategies; ours is "
-        "the baseline (DP + TP in a node) of public model shapes -- not the same workloads",
-        "LLM inference = forward pass (prefill) of the global batch of sequences; LLM decode = "
-        "one generation step of every sequence against a full-length KV cache; inference "
-        "baselines batch each replica's sequences into one micro-batch; DLRM inference = "
-        "forward of the batch; baseline DLRM sharding = table-wise (column-wise when tables < "
-        "GPUs)",
+        "baselines are MAD-Max's released task configurations (samhsia/MADMax task_cfgs: "
+        "llm_train = FSDP over every GPU, local batch 1; dlrm_train = embeddings 'mp' over "
+        "every GPU, MLPs data parallel); MAD-Max's inference is the forward stream of the same "
+        "task, so the inference baseline is FSDP forward, micro-batch 1",
+        "Llama 2's own strategy is not published: its jobs run at MAD-Max's FSDP "
+        "configuration on 1024 GPUs (4M-token batch), full recomputation where memory "
+        "forces it (70B)",
+        "Megatron Table 1 runs: micro-batch 1 and non-interleaved 1F1B (not in the table)",
+        "MAD-Max's 14-32% is measured on production jobs; ours is the Llama 2 suite at "
+        "MAD-Max's baseline -- public shapes, not the same jobs; its DLRM-A (4,096 tables) "
+        "is not modelled",
+        "LLM inference = forward pass (prefill) of the global batch; decode = one generation "
+        "step against a full-length KV cache (reported, not compared: MAD-Max has no decode)",
         "dlrm-prod-synthetic is our synthetic production-scale DLRM, not MAD-Max's (private)",
-        "Megatron cross-check: A100-80GB, 8 x HDR per node, t/p/batch from Table 1, "
-        "micro-batch 1, full recomputation, FLOPs counted with the paper's eq. (3)",
     ]
     result.files.append(plot_breakdown(breakdown_rows, out_dir / "breakdown.png",
                                        title="Baseline vs best: fraction of iteration time"))
     result.files.append(plot_speedups(rows, out_dir / "speedups.png",
-                                      published={"training": 2.24, "inference": 5.2}))
+                                      published={"training": 2.24, "inference": 5.27}))
     return result
