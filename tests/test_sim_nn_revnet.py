@@ -351,8 +351,10 @@ def test_quick_training_beats_chance(make: Callable[[], Net], epochs: int,
     tr, te = digits_split
     model = make()
     seen: list[int] = []
+    # cosine decay: at a constant lr batch norm's running statistics lag the weights (the
+    # RevNet measured 0.77 at a constant lr, 0.94 with the decay)
     rep = train(model, tr, epochs=epochs, batch_size=32, lr=0.05, momentum=0.9, seed=0,
-                progress=lambda e, loss, acc: seen.append(e))
+                schedule="cosine", progress=lambda e, loss, acc: seen.append(e))
     acc = evaluate(model, te)
     print(f"{type(model).__name__}: test accuracy {acc:.3f}, params {model.num_parameters}, "
           f"stored {rep.stored_activation_bytes} B")
