@@ -80,6 +80,14 @@ def test_quick_run_trains_real_classifiers(result):
     for r in rows:
         assert r["test_accuracy"] > 0.9  # MNIST 5k, 1,000 test images; chance is 0.1
         assert 0 < r["last_layer_sdc"] < 0.2 and 0 < r["all_layer_sdc"] < 0.2
+        assert 0 < r["last_layer_weight_sdc"] < 0.2
+        zeros = r["last_layer_zero_input_fraction"]
+        assert (zeros > 0.2) if r["variant"] == "baseline" else (zeros == 0)
+    # every injection of a last-layer campaign falls in one Top2Diff bin
+    for key in {(r["variant"], r["seed"]) for r in rows}:
+        bins = [b for b in result.tables["last_layer_by_margin"]
+                if (b["variant"], b["seed"]) == key]
+        assert sum(b["injections"] for b in bins) == 40_000
         if r["variant"] != "baseline":
             assert 1 < r["logit_scale"] <= 100  # learned, clamped as CLIP's
 

@@ -99,6 +99,20 @@ def _campaigns(clf: Classifier, x: np.ndarray, *, injections: int,
     return out
 
 
+def _last_weight_campaign(clf: Classifier, x: np.ndarray, *, injections: int,
+                          seed: int) -> Campaign:
+    """Single-bit flips in the FP32 weights of the last layer (PyTorchFI's weight mode)."""
+    net = clf.to_densenet()
+    layer = len(net.layers) - 1
+    sites = random_sites(net, layer=layer, target="weight", fmt=FP32, n_samples=x.shape[0],
+                         n_injections=injections, seed=seed * 1000 + 999)
+    return run_campaign(net, x, layer=layer, target="weight", fmt=FP32, sites=sites)
+
+
+#: Top2Diff bins of the margin table (softmax probability).
+MARGIN_EDGES = (0.0, 0.5, 0.9, 0.99, 0.999, 1.0)
+
+
 def _top2(clf: Classifier, x: np.ndarray) -> float:
     from ...reliability import top2_margin
 
@@ -142,6 +156,8 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
     model_rows: list[dict[str, Any]] = []
     layer_rows: list[dict[str, Any]] = []
     bit_rows: list[dict[str, Any]] = []
+    margin_rows: list[dict[str, Any]] = []
+    weight_counts: dict[tuple[str, str], list[tuple[int, int]]] = {}
     # (backbone, variant) -> per-layer list of (k, n) over seeds
     counts: dict[tuple[str, str], list[list[tuple[int, int]]]] = {}
     accs: dict[tuple[str, str], list[float]] = {}
@@ -176,6 +192,13 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
                 for li, cp in enumerate(camps):
                     per_layer[li].append((int(cp.mismatch.sum()), cp.n))
                 last = camps[-1]
+                wcp = _last_weight_campaign(clf, x_te, injections=setup.injections,
+                                            seed=mseed)
+                weight_counts.setdefault((bname, variant), []).append(
+                    (int(wcp.mismatch.sum()), wcp.n))
+                for row in last.by_margin(MARGIN_EDGES):
+                    margin_rows.append({"backbone": bname, "variant": variant, "seed": mseed,
+                                        "layer": last.layer_name, **row})
                 for row in last.by_bit():
                     bit_rows.append({"backbone": bname, "variant": variant, "seed": mseed,
                                      "layer": last.layer_name, **row})
@@ -185,7 +208,12 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
                     "final_train_loss": log.losses[-1], "train_wall_s": log.wall_s,
                     "logit_scale": math.exp(clf.logit_scale) if clf.head == "cosine" else None,
                     "last_layer_sdc": last.sdc().rate,
-                    "all_layer_sdc": float(np.mean([c.sdc().rate for c in camps]))})
+                    "all_layer_sdc": float(np.mean([c.sdc().rate for c in camps])),
+                    "last_layer_weight_sdc": wcp.sdc().rate,
+                    # a weight fault times a zero input is masked (ReLU zeros; a normalized
+                    # projection has none)
+                    "last_layer_zero_input_fraction": float(np.mean(
+                        clf.to_densenet().trace(x_te)[-2] == 0))})
 
     # -- per backbone: pooled rates, gains ------------------------------------------------
     gain_rows: list[dict[str, Any]] = []
@@ -207,6 +235,8 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
             last_gain, last_lo, last_hi = _gain(rates["baseline"][0][-1],
                                                 rates[variant][0][-1])
             every, every_lo, every_hi = _gain(rates["baseline"][1], rates[variant][1])
+            w_gain, w_lo, w_hi = _gain(_pooled(weight_counts[(bname, "baseline")]),
+                                       _pooled(weight_counts[(bname, variant)]))
             acc_drop = 100 * (np.mean(accs[(bname, "baseline")])
                               - np.mean(accs[(bname, variant)]))
             top2_gain = 100 * (np.mean(margins[(bname, variant)])
@@ -215,6 +245,8 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
                               "last_layer_gain": last_gain, "last_gain_lo": last_lo,
                               "last_gain_hi": last_hi, "all_layer_gain": every,
                               "all_gain_lo": every_lo, "all_gain_hi": every_hi,
+                              "last_layer_weight_gain": w_gain, "weight_gain_lo": w_lo,
+                              "weight_gain_hi": w_hi,
                               "accuracy_drop_pp": float(acc_drop),
                               "top2diff_gain_pp": float(top2_gain)})
 
@@ -279,6 +311,8 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
     ]
     abl_last = float(np.mean([r["last_layer_gain"] for r in abl_rows]))
     abl_all = float(np.mean([r["all_layer_gain"] for r in abl_rows]))
+    w_text = float(np.mean([r["last_layer_weight_gain"] for r in text_rows]))
+    w_abl = float(np.mean([r["last_layer_weight_gain"] for r in abl_rows]))
     result.observations += [
         Observation(metric="ablation: last-layer gain of a random-init cosine head",
                     ours=abl_last, unit="x",
@@ -287,6 +321,18 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
                          "text initialization"),
         Observation(metric="ablation: all-layer gain of a random-init cosine head",
                     ours=abl_all, unit="x"),
+        Observation(metric="last-layer gain for FP32 weight faults, text-init head",
+                    ours=w_text, unit="x",
+                    note="single-bit flips in the last layer's weights instead of its "
+                         "outputs (mean over backbones)"),
+        Observation(metric="last-layer gain for FP32 weight faults, random-init cosine head",
+                    ours=w_abl, unit="x"),
+        Observation(metric="zero inputs of the baseline's last layer (ReLU)",
+                    ours=100 * float(np.mean([r["last_layer_zero_input_fraction"]
+                                              for r in model_rows
+                                              if r["variant"] == "baseline"])), unit="%",
+                    note="a weight fault times a zero input is masked; the cosine head's "
+                         "inputs (the normalized projection) are never zero"),
         Observation(metric="mean test accuracy, baseline",
                     ours=100 * float(np.mean([a for (b, v), al in accs.items()
                                               if v == "baseline" for a in al])), unit="%"),
@@ -327,6 +373,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
     result.tables["layer_sdc"] = layer_rows
     result.tables["gains"] = gain_rows
     result.tables["last_layer_by_bit"] = bit_rows
+    result.tables["last_layer_by_margin"] = margin_rows
     result.tables["class_embedding_cosine"] = [
         {"class": i, **{str(j): float(cos[i, j]) for j in range(10)}} for i in range(10)]
     result.write(out_dir)
