@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ....dsl.formats import FP32
+from ....dsl.formats import BF16, FP32, Format, IntFormat
 from ...nn.digits import MNIST_5K_SOURCE, load_mnist_5k
 from ...reliability import Campaign, Rate, binomial_rate, random_sites, ratio_interval, run_campaign
 from .. import Band, Comparison, Direction, Observation, Status, StudyResult
@@ -109,6 +109,22 @@ def _last_weight_campaign(clf: Classifier, x: np.ndarray, *, injections: int,
     return run_campaign(net, x, layer=layer, target="weight", fmt=FP32, sites=sites)
 
 
+#: Formats of the extra last-layer activation campaigns (the headline is FP32).
+EXTRA_FORMATS: tuple[Format, ...] = (BF16, IntFormat(bits=8, name="int8"))
+
+
+def _last_format_campaign(clf: Classifier, x: np.ndarray, *, fmt: Format, injections: int,
+                          seed: int) -> Campaign:
+    """Single-bit flips in the last layer's outputs stored in ``fmt`` (INT8: one scale
+    for the whole evaluated tensor, as a calibrated activation quantizer has)."""
+    net = clf.to_densenet()
+    layer = len(net.layers) - 1
+    sites = random_sites(net, layer=layer, target="activation", fmt=fmt,
+                         n_samples=x.shape[0], n_injections=injections,
+                         seed=seed * 1000 + 998)
+    return run_campaign(net, x, layer=layer, target="activation", fmt=fmt, sites=sites)
+
+
 #: Top2Diff bins of the margin table (softmax probability).
 MARGIN_EDGES = (0.0, 0.5, 0.9, 0.99, 0.999, 1.0)
 
@@ -158,6 +174,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
     bit_rows: list[dict[str, Any]] = []
     margin_rows: list[dict[str, Any]] = []
     weight_counts: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    fmt_counts: dict[tuple[str, str, str], list[tuple[int, int]]] = {}
     # (backbone, variant) -> per-layer list of (k, n) over seeds
     counts: dict[tuple[str, str], list[list[tuple[int, int]]]] = {}
     accs: dict[tuple[str, str], list[float]] = {}
@@ -196,6 +213,11 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
                                             seed=mseed)
                 weight_counts.setdefault((bname, variant), []).append(
                     (int(wcp.mismatch.sum()), wcp.n))
+                for fmt in EXTRA_FORMATS:
+                    fcp = _last_format_campaign(clf, x_te, fmt=fmt, injections=setup.injections,
+                                                seed=mseed)
+                    fmt_counts.setdefault((bname, variant, fmt.name), []).append(
+                        (int(fcp.mismatch.sum()), fcp.n))
                 for row in last.by_margin(MARGIN_EDGES):
                     margin_rows.append({"backbone": bname, "variant": variant, "seed": mseed,
                                         "layer": last.layer_name, **row})
@@ -241,7 +263,10 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
                               - np.mean(accs[(bname, variant)]))
             top2_gain = 100 * (np.mean(margins[(bname, variant)])
                                - np.mean(margins[(bname, "baseline")]))
-            gain_rows.append({"backbone": bname, "variant": variant,
+            fmt_gains = {f"last_layer_gain_{f.name}": _gain(
+                _pooled(fmt_counts[(bname, "baseline", f.name)]),
+                _pooled(fmt_counts[(bname, variant, f.name)]))[0] for f in EXTRA_FORMATS}
+            gain_rows.append({"backbone": bname, "variant": variant, **fmt_gains,
                               "last_layer_gain": last_gain, "last_gain_lo": last_lo,
                               "last_gain_hi": last_hi, "all_layer_gain": every,
                               "all_gain_lo": every_lo, "all_gain_hi": every_hi,
@@ -327,6 +352,10 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
                          "outputs (mean over backbones)"),
         Observation(metric="last-layer gain for FP32 weight faults, random-init cosine head",
                     ours=w_abl, unit="x"),
+        *(Observation(metric=f"last-layer gain with outputs in {f.name}, text-init head",
+                      ours=float(np.mean([r[f"last_layer_gain_{f.name}"] for r in text_rows])),
+                      unit="x", note="the headline's campaign in another storage format "
+                      "(mean over backbones)") for f in EXTRA_FORMATS),
         Observation(metric="zero inputs of the baseline's last layer (ReLU)",
                     ours=100 * float(np.mean([r["last_layer_zero_input_fraction"]
                                               for r in model_rows
