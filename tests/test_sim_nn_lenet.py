@@ -108,3 +108,22 @@ def test_backward_stopped_at_a_frozen_prefix_gives_the_same_gradients(build, sto
         else:
             np.testing.assert_allclose(pw, fw, rtol=1e-6)
             np.testing.assert_allclose(pb, fb, rtol=1e-6)
+
+
+def test_training_the_tail_on_features_equals_training_with_a_frozen_prefix():
+    x, y = _images(64, 9)
+    data = ImageSet(images=x, labels=y, name="r", source="r", licence="r")
+    full = lenet_5(seed=2)
+    tail = full.tail(2)
+    for ly in full.layers[:2]:
+        ly.trainable = False
+    feats = ImageSet(images=full.features(x, layer=2), labels=y, name="f", source="f",
+                     licence="f")
+    assert feats.images.shape == (64, 800)
+    train_lenet(full, data, epochs=2, seed=3, batch_size=16)
+    train_lenet(tail, feats, epochs=2, seed=3, batch_size=16)
+    for a, b in zip(full.layers[2:], tail.layers, strict=True):
+        np.testing.assert_allclose(a.weight, b.weight, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(full.predict(x), tail.predict(feats.images))
+    with pytest.raises(ConfigError, match="layer must be an int in 2..3 for lenet-5"):
+        full.features(x, layer=1)

@@ -80,7 +80,8 @@ def _init(rng: np.random.Generator, fan_in: int, fan_out: int) -> Array:
 class LeNet:
     """A LeNet: its weighted layers in order and the architecture name.
 
-    Use :func:`lenet_300_100` or :func:`lenet_5`.
+    Use :func:`lenet_300_100` or :func:`lenet_5`; arch ``"mlp"`` is a stack of fully
+    connected layers on flattened inputs (what :meth:`tail` returns).
     """
 
     arch: str
@@ -134,7 +135,7 @@ class LeNet:
     def forward(self, images: Array) -> tuple[Array, list[tuple[object, ...]]]:
         """Logits of ``(N, 1, 28, 28)`` images and the caches for :meth:`backward`."""
         caches: list[tuple[object, ...]] = []
-        if self.arch == "lenet-300-100":
+        if self.arch != "lenet-5":
             x = images.reshape(images.shape[0], -1)
             for i, ly in enumerate(self.layers):
                 y = x @ ly.weight + ly.bias
@@ -166,7 +167,7 @@ class LeNet:
         """
         grads: list[tuple[Array, Array]] = [(np.empty(0), np.empty(0))] * len(self.layers)
         d = dlogits
-        n_fc = len(self.layers) if self.arch == "lenet-300-100" else 2
+        n_fc = len(self.layers) if self.arch != "lenet-5" else 2
         first_fc = len(self.layers) - n_fc
         for i in range(len(self.layers) - 1, max(first_fc, stop) - 1, -1):
             x, relu = caches[i]
@@ -190,6 +191,29 @@ class LeNet:
                     d = _col2im(dcols, x_shape, ly.kernel)  # type: ignore[arg-type]
                     d = d.transpose(0, 2, 3, 1)  # (N, H, W, C) for the pool below
         return grads
+
+    def features(self, images: Array, *, layer: int, batch_size: int = 500) -> Array:
+        """The input of weighted layer ``layer`` for ``images``, flattened to ``(N, F)``.
+
+        LeNet-5 supports ``layer`` 2 (the flattened pooled conv output) and 3; an MLP any
+        layer from 0.
+        """
+        low = 2 if self.arch == "lenet-5" else 0
+        if isinstance(layer, bool) or not isinstance(layer, int) \
+                or not low <= layer < len(self.layers):
+            raise ConfigError(f"layer must be an int in {low}..{len(self.layers) - 1} for "
+                              f"{self.arch}, not {layer!r}", field="layer")
+        out = []
+        for s in range(0, images.shape[0], batch_size):
+            logits_caches = self.forward(images[s : s + batch_size])[1]
+            x = logits_caches[layer][0]  # each fc cache starts with the layer's input
+            assert isinstance(x, np.ndarray)
+            out.append(x)
+        return np.concatenate(out)
+
+    def tail(self, layer: int) -> LeNet:
+        """An MLP (arch ``"mlp"``) of copies of layers ``layer ..``, fed by :meth:`features`."""
+        return LeNet(arch="mlp", layers=self.copy().layers[layer:])
 
     def predict(self, images: Array, *, batch_size: int = 500) -> Array:
         """Predicted classes of ``images``."""
@@ -282,7 +306,7 @@ def train_lenet(model: LeNet, data: ImageSet, *, epochs: int, lr: float = 1e-3,
     if not weight_decay >= 0:
         raise ConfigError(f"weight_decay must be >= 0, not {weight_decay!r}",
                           field="weight_decay")
-    if data.images.shape[1:] != (1, 28, 28):
+    if model.arch != "mlp" and data.images.shape[1:] != (1, 28, 28):
         raise ConfigError(f"LeNets take (N, 1, 28, 28) images, not {data.images.shape}",
                           field="data")
     rng = np.random.default_rng(check_int("seed", seed, 0, 2**63 - 1))
