@@ -289,7 +289,7 @@ class StageReport:
 
 def compress_model(model: LeNet, train: ImageSet, val: ImageSet, *,
                    plans: list[LayerPlan], prune_epochs: int, retrain_epochs: int,
-                   tolerance: float, lr: float = 1e-3, seed: int = 0,
+                   tolerance: float, floor: float = 0.0, lr: float = 1e-3, seed: int = 0,
                    ) -> tuple[LeNet, list[StageReport]]:
     """Run the Weightless pipeline on a copy of a trained ``model``, layer by layer.
 
@@ -298,7 +298,9 @@ def compress_model(model: LeNet, train: ImageSet, val: ImageSet, *,
     widths, encode with each width in turn, freeze the decoded layer, retrain the later
     layers (``retrain_epochs``) and keep the first width whose validation accuracy is at
     least the unencoded (clustered, frozen, equally retrained) model's minus ``tolerance``
-    (the last width if none is). Without cell widths the clustered layer is frozen: that is
+    and at least ``floor`` (the last width if none is); an absolute ``floor`` (say, the
+    dense model's accuracy minus a tolerance) keeps small losses from compounding over
+    layers. Without cell widths the clustered layer is frozen: that is
     the pruning + clustering baseline.
 
     Returns
@@ -309,6 +311,8 @@ def compress_model(model: LeNet, train: ImageSet, val: ImageSet, *,
     """
     if not 0 <= tolerance < 1:
         raise ConfigError(f"tolerance must be in [0, 1), not {tolerance!r}", field="tolerance")
+    if not 0 <= floor <= 1:
+        raise ConfigError(f"floor must be in [0, 1], not {floor!r}", field="floor")
     names = [ly.name for ly in model.layers]
     for p in plans:
         model.layer(p.name)
@@ -350,7 +354,7 @@ def compress_model(model: LeNet, train: ImageSet, val: ImageSet, *,
             trial, acc = retrained(enc.weight)
             tried.append((t, acc))
             chosen = (trial, enc, t, acc)
-            if acc >= ref_acc - tolerance:
+            if acc >= max(ref_acc - tolerance, floor):
                 break
         if chosen is None:
             net = ref_net

