@@ -330,6 +330,45 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     info300 = infos[0]
     wl_ratio = best_wl.ratio if best_wl else float("nan")
     dc_ratio = best_dc.ratio if best_dc else float("nan")
+    # Replicates (full run): LeNet-300-100 trained and swept again with other seeds on the
+    # same split, to show how far the headline ratio moves with training noise alone.
+    replicates: list[dict[str, Any]] = []
+    for rep_seed in ([] if quick else [seed + 1, seed + 2]):
+        rinfo, rpts, _ = _network("lenet-300-100", train, val, test, quick=quick,
+                                  seed=rep_seed)
+        rpts = monotone_accuracy(rpts)
+        rtol = _binomial_se(rinfo["dense_val_accuracy"], len(val))
+        rfloor = rinfo["dense_val_accuracy"] - rtol
+        rwl = _best(rpts, rfloor, weightless=True)
+        rdc = _best(rpts, rfloor, weightless=False)
+        replicates.append({
+            "seed": rep_seed, "dense_test_accuracy": rinfo["dense_test_accuracy"],
+            "weightless_ratio": rwl.ratio if rwl else math.nan,
+            "weightless_point": f"{rwl.sparsity}, t={rwl.cell_bits}" if rwl else "",
+            "pruning_clustering_ratio": rdc.ratio if rdc else math.nan,
+            "pruning_clustering_sparsity": rdc.sparsity if rdc else math.nan,
+            "weightless_over_pruning_clustering":
+                rwl.ratio / rdc.ratio if rwl and rdc else math.nan})
+        obs.append(Observation(
+            metric=f"lenet-300-100 fc0, training seed {rep_seed}: best Weightless / best "
+                   "pruning+clustering at equal accuracy",
+            ours=replicates[-1]["weightless_over_pruning_clustering"], unit="x",
+            note=f"Weightless {replicates[-1]['weightless_ratio']:.1f}x "
+                 f"({replicates[-1]['weightless_point']}) vs "
+                 f"{replicates[-1]['pruning_clustering_ratio']:.1f}x"))
+    # The ratio of the best points is noise-dominated (the replicates span ~0.5-1.5x), so the
+    # full run's headline is the geometric mean over the LeNet-300-100 training seeds.
+    lenet300 = [r for r in best_rows if r["arch"] == "lenet-300-100"]
+    per_seed = [lenet300[0]["ratio"] / lenet300[1]["ratio"]] + [
+        r["weightless_over_pruning_clustering"] for r in replicates]
+    if (best_wl is not None and best_wl.arch != "lenet-300-100") or not replicates:
+        headline_ratio = wl_ratio / dc_ratio
+        seeds_note = ""
+    else:
+        headline_ratio = float(np.exp(np.mean(np.log(per_seed))))
+        seeds_note = ("; geometric mean over training seeds "
+                      f"{[seed] + [r['seed'] for r in replicates]}: "
+                      + ", ".join(f"{x:.2f}x" for x in per_seed))
     where = f"{best_wl.arch} {best_wl.layer}" if best_wl else "no layer"
     dense_test = {i["arch"]: i["dense_test_accuracy"] for i in infos}
     n_wl = sum(p.cell_bits is not None for p in points if best_wl and p.arch == best_wl.arch)
@@ -350,7 +389,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     comps.append(Comparison(
         metric="Weightless over pruning+clustering (best each, equal accuracy, same layer)",
         published="up to 1.51x", published_low=1.51, published_high=1.51,
-        ours=wl_ratio / dc_ratio, unit="x", band=Band.around(1.51),
+        ours=headline_ratio, unit="x", band=Band.around(1.51),
         direction=Direction(above=1.0), expected=Status.NOT_REPRODUCED,
         assumption=setup_text + "; the baseline is relative-index CSR (best index width) or "
                    "its Huffman coding, whichever is smaller",
@@ -360,7 +399,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
               f"{best_dc.test_accuracy if best_dc else float('nan'):.3f} vs dense "
               f"{dense_test[where.split(' ')[0]] if best_wl else float('nan'):.3f}; "
               f"{n_wl} Weightless vs {n_dc} pruning+clustering points, decided on the "
-              "isotonic fit of validation accuracy")))
+              "isotonic fit of validation accuracy" + seeds_note)))
     # The false-positive rate of the encoded layer against the closed form: the band is the
     # 99.9% binomial interval of the count of pruned positions at the closed-form rate.
     from scipy import stats
@@ -432,6 +471,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
         comparisons=comps, observations=obs,
         tables={"sweep": [p.to_row() for p in points], "best_at_equal_accuracy": best_rows,
                 "pipeline": rows, **({"data_scaling": scaling} if scaling else {}),
+                **({"replicates": replicates} if replicates else {}),
                 "networks": [{k: v for k, v in i.items() if k not in ("setup", "start_s")}
                              for i in infos]},
         assumptions=[
