@@ -74,3 +74,21 @@ def test_outputs_and_assumptions(result):
     text = " ".join(result.assumptions)
     assert "5,000 MNIST" in text and "60,000" in text and "assumed" in text
 
+
+
+def test_monotone_accuracy_pools_adjacent_violators():
+    from archsim.sim.studies.weightless import SweepPoint, monotone_accuracy
+
+    def point(sparsity, t, val):
+        return SweepPoint(arch="a", layer="fc0", sparsity=sparsity, clusters=8, cell_bits=t,
+                          nonzero=1, dense_bits=32, bits=8, lzma_bits=None, dc_csr_bits=8,
+                          dc_huffman_bits=8, false_positive_rate=None,
+                          false_positive_rate_closed=None, val_accuracy=val,
+                          test_accuracy=val)
+
+    pts = [point(0.9, 5, 0.90), point(0.9, 6, 0.95), point(0.9, 7, 0.92),
+           point(0.9, None, 0.94), point(0.95, None, 0.96)]
+    fit = [p.val_accuracy_monotone for p in monotone_accuracy(pts)]
+    # Rising in t: the 0.95 spike is pooled with the 0.92 after it (mean 0.935); falling in
+    # sparsity for the unencoded points: 0.94 then 0.96 pool to 0.95.
+    assert fit == pytest.approx([0.90, 0.935, 0.935, 0.95, 0.95])
