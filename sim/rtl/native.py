@@ -41,6 +41,7 @@ the cocotb builds use too).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -61,7 +62,8 @@ from ._toolchain import verilator_version as _verilator_version
 
 __all__ = ["NativeJob", "NativeWrite", "NativeRead", "NativeRunUntil", "NativeResult",
            "run_native", "reset_wrapper", "NATIVE_FLAGS", "BUS_INPUTS", "BUS_OUTPUTS",
-           "DEFAULT_MAX_CYCLES", "HarnessSources", "build_harness", "run_harness"]
+           "DEFAULT_MAX_CYCLES", "HarnessSources", "build_harness", "run_harness",
+           "NATIVE_OPT_ENV", "NATIVE_OPT_LEVELS", "native_flags"]
 
 #: Verilator options of a native build (besides the sources, the top module and the output):
 #: a plain C++ model (no VPI, no public signals, no tracing) with Verilator's -O3, its C++
@@ -72,6 +74,30 @@ __all__ = ["NativeJob", "NativeWrite", "NativeRead", "NativeRunUntil", "NativeRe
 #: instructions; -march=native gains 1-5% and would tie a cached build to one CPU.
 NATIVE_FLAGS = ("--cc", "--exe", "--build", "-O3", "-j", "2", *VERILATOR_WARNING_FLAGS,
                 "-MAKEFLAGS", "OPT_FAST=-O3")
+
+#: The environment variable that sets the C++ optimization level of native builds
+#: (``OPT_FAST``; default ``-O3``, as in :data:`NATIVE_FLAGS`). The test suite sets ``-O1``:
+#: its simulations are short and a cold ``-O3`` build of a whole accelerator takes minutes.
+NATIVE_OPT_ENV = "ARCHSIM_NATIVE_OPT"
+#: The values :data:`NATIVE_OPT_ENV` accepts.
+NATIVE_OPT_LEVELS = ("-O0", "-O1", "-O2", "-O3", "-Os")
+
+
+def native_flags() -> tuple[str, ...]:
+    """:data:`NATIVE_FLAGS` with the C++ optimization level :data:`NATIVE_OPT_ENV` sets.
+
+    Raises
+    ------
+    ConfigError
+        The variable holds something other than one of :data:`NATIVE_OPT_LEVELS`.
+    """
+    level = os.environ.get(NATIVE_OPT_ENV, "-O3")
+    if level not in NATIVE_OPT_LEVELS:
+        raise ConfigError(f"environment variable {NATIVE_OPT_ENV}={level!r} is not a C++ "
+                          "optimization level", field=NATIVE_OPT_ENV,
+                          allowed=list(NATIVE_OPT_LEVELS))
+    return tuple(f"OPT_FAST={level}" if flag.startswith("OPT_FAST=") else flag
+                 for flag in NATIVE_FLAGS)
 
 #: Input ports of the host bus every design needs (BUS.md).
 BUS_INPUTS = ("bus_addr", "bus_wdata", "bus_we", "bus_re", "clk")
@@ -429,7 +455,7 @@ def _compile_harness(folder: Path, verilog: str, toplevel: str, sources: Harness
         files.append(f"{model}.v")
     (folder / sources.header_name).write_text(sources.header)
     (folder / sources.template_name).write_text(sources.template)
-    command = ["verilator", *NATIVE_FLAGS, "--top-module", model, "--prefix", sources.prefix,
+    command = ["verilator", *native_flags(), "--top-module", model, "--prefix", sources.prefix,
                "--Mdir", ".", "-o", sources.executable, *files, sources.template_name]
     with verilator_env(toolchain):
         try:
@@ -448,7 +474,7 @@ def _ensure_native_build(verilog: str, toplevel: str, ports: dict[str, tuple[str
     template = _template()
     wrapper = reset_wrapper(ports, toplevel) if has_rst else None
     header = _header(toplevel if wrapper is None else wrapper[0], signals, has_rst)
-    options = {"toplevel": toplevel, "flags": list(NATIVE_FLAGS)}
+    options = {"toplevel": toplevel, "flags": list(native_flags())}
     key = content_hash(verilog, json.dumps(options, sort_keys=True), template, header,
                        "" if wrapper is None else wrapper[1], _verilator_version())
     sources = HarnessSources(template_name=_TEMPLATE, template=template, header_name=_HEADER,

@@ -40,7 +40,14 @@ from ...cache import content_hash
 from ...errors import ConfigError, SimulationError
 from ._ports import Port, Stimulus
 from ._toolchain import verilator_version as _verilator_version
-from .native import NATIVE_FLAGS, HarnessSources, _module_ports, build_harness, run_harness
+from .native import (
+    NATIVE_FLAGS,
+    HarnessSources,
+    _module_ports,
+    build_harness,
+    native_flags,
+    run_harness,
+)
 
 __all__ = ["BulkRun", "run_bulk", "bulk_wrapper", "element_bytes", "BULK_FLAGS"]
 
@@ -205,7 +212,7 @@ def _template() -> str:
 def _ensure_build(verilog: str, toplevel: str, wrapper: tuple[str, str], header: str
                   ) -> tuple[Path, float, bool]:
     template = _template()
-    options = {"toplevel": toplevel, "flags": list(BULK_FLAGS), "harness": "bulk"}
+    options = {"toplevel": toplevel, "flags": list(native_flags()), "harness": "bulk"}
     key = content_hash(verilog, json.dumps(options, sort_keys=True), wrapper[1], header,
                        template, _verilator_version())
     sources = HarnessSources(template_name=_TEMPLATE, template=template, header_name=_HEADER,
