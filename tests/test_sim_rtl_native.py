@@ -266,3 +266,18 @@ def test_verilator_error_quotes_the_line(native_cache):
         run_native(verilog, job=NativeJob().read(0, 1))
     # Nothing half-built is left in the cache (the other test's complete entry may be there).
     assert [p for p in (native_cache / "native").iterdir() if ".tmp-" in p.name] == []
+
+
+def test_native_opt_level_comes_from_the_environment(monkeypatch):
+    from archsim.errors import ConfigError
+    from archsim.sim.rtl.native import NATIVE_FLAGS, NATIVE_OPT_ENV, native_flags
+
+    monkeypatch.setenv(NATIVE_OPT_ENV, "-O2")
+    flags = native_flags()
+    assert "OPT_FAST=-O2" in flags and "OPT_FAST=-O3" not in flags
+    assert len(flags) == len(NATIVE_FLAGS)
+    monkeypatch.delenv(NATIVE_OPT_ENV)
+    assert native_flags() == NATIVE_FLAGS
+    monkeypatch.setenv(NATIVE_OPT_ENV, "fast")
+    with pytest.raises(ConfigError, match=r"ARCHSIM_NATIVE_OPT='fast' is not a C\+\+"):
+        native_flags()
