@@ -20,7 +20,7 @@ import z3
 
 from ...errors import DSLError
 from .blocks import is_control
-from .ir import Cond, Imm, Instr, Mem, Reg, Shift, Sym
+from .ir import Cond, Imm, Instr, LabelDef, Line, Mem, Reg, Shift, Sym
 
 __all__ = ["SymState", "initial_state", "execute_block", "check_equivalence",
            "EquivalenceResult", "A64_REGS", "RV_REGS"]
@@ -489,22 +489,73 @@ def _rv_step(x: _RV, ins: Instr) -> None:  # noqa: C901 - one case per mnemonic
         raise _err(ins, "no symbolic semantics for this mnemonic")
 
 
-def execute_block(instrs: Sequence[Instr], *, isa: str, state: SymState | None = None) -> SymState:
+def _copy(st: SymState) -> SymState:
+    return SymState(st.isa, dict(st.regs), st.mem, dict(st.flags), st.branch)
+
+
+def _merge(arrivals: list[tuple[z3.BoolRef, SymState]]) -> tuple[z3.BoolRef, SymState]:
+    """Join the states reaching one label: each value is chosen by the guard of its path."""
+    guard, merged = arrivals[-1]
+    merged = _copy(merged)
+    for g, st in arrivals[:-1]:
+        for r in merged.regs:
+            merged.regs[r] = z3.If(g, st.regs[r], merged.regs[r])
+        merged.mem = z3.If(g, st.mem, merged.mem)
+        for f in merged.flags:
+            merged.flags[f] = z3.If(g, st.flags[f], merged.flags[f])
+        guard = z3.Or(guard, g)
+    return guard, merged
+
+
+def execute_block(lines: Sequence[Line], *, isa: str, state: SymState | None = None) -> SymState:
     """Execute a basic block symbolically (from fresh variables unless ``state`` is given).
 
-    Only the last instruction may be a branch; calls are not part of a block.
+    The block may contain labels and *forward* branches to them (a translation's internal
+    control flow, e.g. a conditional select): paths are joined at each label, each value
+    chosen by its path's condition. A branch to a label outside the block must be the last
+    instruction; its condition becomes ``branch``. Calls are not part of a block.
     """
-    st = state if state is not None else initial_state(isa)
-    st = SymState(st.isa, dict(st.regs), st.mem, dict(st.flags), None)
+    cur: SymState | None = _copy(state if state is not None else initial_state(isa))
+    assert cur is not None
+    cur.branch = None
     step = _a64_step if isa == "aarch64" else _rv_step
-    ctx = _A64(st) if isa == "aarch64" else _RV(st)
-    for k, ins in enumerate(instrs):
-        if st.branch is not None or (k and _is_branch(instrs[k - 1], isa)):
+    make = _A64 if isa == "aarch64" else _RV
+    positions = {ln.name: k for k, ln in enumerate(lines) if isinstance(ln, LabelDef)}
+    guard: z3.BoolRef = z3.BoolVal(True)
+    pending: dict[str, list[tuple[z3.BoolRef, SymState]]] = {}
+    for k, line in enumerate(lines):
+        if isinstance(line, LabelDef):
+            arrivals = pending.pop(line.name, [])
+            if cur is not None:
+                arrivals.append((guard, cur))
+            if arrivals:
+                guard, cur = _merge(arrivals)
+            continue
+        ins = line
+        if cur is None:
+            raise _err(ins, "unreachable instruction inside the block")
+        if cur.branch is not None:
             raise _err(ins, "instruction after the block's branch")
         if any(isinstance(o, Sym) for o in ins.operands) and not is_control(ins, isa):
             raise _err(ins, "symbol operand outside a branch")
-        step(ctx, ins)  # type: ignore[arg-type]
-    return st
+        target = ins.operands[-1] if ins.operands else None
+        if is_control(ins, isa) and isinstance(target, Sym) and target.name in positions:
+            if positions[target.name] < k:
+                raise _err(ins, f"backward branch to {target.name} inside a block")
+            step(make(cur), ins)  # type: ignore[arg-type]
+            taken = cur.branch
+            cur.branch = None
+            if taken is None:  # unconditional
+                pending.setdefault(target.name, []).append((guard, cur))
+                cur = None
+            else:
+                pending.setdefault(target.name, []).append((z3.And(guard, taken), _copy(cur)))
+                guard = z3.And(guard, z3.Not(taken))
+            continue
+        step(make(cur), ins)  # type: ignore[arg-type]
+    if cur is None:
+        raise DSLError("the block ends in an internal jump with no label after it")
+    return cur
 
 
 def _is_branch(ins: Instr, isa: str) -> bool:
@@ -524,7 +575,7 @@ class EquivalenceResult:
     differs: tuple[str, ...] = ()
 
 
-def check_equivalence(a64: Sequence[Instr], rv: Sequence[Instr], *,
+def check_equivalence(a64: Sequence[Line], rv: Sequence[Line], *,
                       reg_map: Mapping[str, str], live_out: Sequence[str] | None = None,
                       compare_memory: bool = True, timeout_ms: int = 5000) -> EquivalenceResult:
     """Is the RV64 block ``rv`` equivalent to the AArch64 block ``a64`` under ``reg_map``?
