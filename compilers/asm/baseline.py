@@ -53,8 +53,8 @@ _INVERT = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt
 @dataclass
 class Translation:
     """The RV64 program and, per AArch64 function, the block alignment: for each source
-    block (in :func:`~archsim.compilers.asm.blocks.basic_blocks` order) the slice of the
-    translated instruction list that it became."""
+    block (in :func:`~archsim.compilers.asm.blocks.basic_blocks` order) the slice
+    ``lines[start:end]`` of the translated function that it became (after its labels)."""
 
     program: Program
     alignment: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
@@ -558,10 +558,10 @@ def translate(program: Program) -> Translation:
         for block in basic_blocks(fn, isa="aarch64"):
             for label in block.labels:
                 em.out.append(LabelDef(label))
-            start = sum(isinstance(x, Instr) for x in em.out)
+            start = len(em.out)
             for ins in block.instrs:
                 em.translate(ins)
-            spans.append((start, sum(isinstance(x, Instr) for x in em.out)))
+            spans.append((start, len(em.out)))
         out.functions[name] = Function(name, em.out)
         result.alignment[name] = spans
     return result
