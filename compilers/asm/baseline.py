@@ -54,10 +54,12 @@ _INVERT = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt
 class Translation:
     """The RV64 program and, per AArch64 function, the block alignment: for each source
     block (in :func:`~archsim.compilers.asm.blocks.basic_blocks` order) the slice
-    ``lines[start:end]`` of the translated function that it became (after its labels)."""
+    ``lines[start:end]`` of the translated function that it became (after its labels);
+    ``instr_spans`` the same per source instruction."""
 
     program: Program
     alignment: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    instr_spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
 
 def _fits12(v: int) -> bool:
@@ -555,13 +557,17 @@ def translate(program: Program) -> Translation:
     for name, fn in program.functions.items():
         em = _Emitter(fn, out.file)
         spans: list[tuple[int, int]] = []
+        per_instr: list[tuple[int, int]] = []
         for block in basic_blocks(fn, isa="aarch64"):
             for label in block.labels:
                 em.out.append(LabelDef(label))
             start = len(em.out)
             for ins in block.instrs:
+                lo = len(em.out)
                 em.translate(ins)
+                per_instr.append((lo, len(em.out)))
             spans.append((start, len(em.out)))
         out.functions[name] = Function(name, em.out)
         result.alignment[name] = spans
+        result.instr_spans[name] = per_instr
     return result

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Reg", "Imm", "Sym", "Shift", "Mem", "Cond", "Operand", "Instr", "LabelDef",
+__all__ = ["Reg", "Imm", "Sym", "Shift", "Mem", "Cond", "Hole", "Operand", "Instr", "LabelDef",
            "Line", "Function", "Program", "ISAS"]
 
 #: The ISAs archsim parses.
@@ -98,7 +98,17 @@ class Cond:
         return self.code
 
 
-Operand = Reg | Imm | Sym | Shift | Mem | Cond
+@dataclass(frozen=True)
+class Hole:
+    """An unknown immediate of a sketch, filled in by the solver (RV64 operands only)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"??{self.name}"
+
+
+Operand = Reg | Imm | Sym | Shift | Mem | Cond | Hole
 
 
 @dataclass(frozen=True)

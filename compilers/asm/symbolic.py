@@ -20,9 +20,10 @@ import z3
 
 from ...errors import DSLError
 from .blocks import is_control
-from .ir import Cond, Imm, Instr, LabelDef, Line, Mem, Reg, Shift, Sym
+from .ir import Cond, Hole, Imm, Instr, LabelDef, Line, Mem, Reg, Shift, Sym
 
-__all__ = ["SymState", "initial_state", "execute_block", "check_equivalence",
+__all__ = ["SymState", "initial_state", "execute_block", "check_equivalence", "fill_holes",
+           "hole_var",
            "EquivalenceResult", "A64_REGS", "RV_REGS"]
 
 #: AArch64 registers the state holds (``xzr`` reads as zero and is never stored).
@@ -371,6 +372,8 @@ class _RV:
     def read(self, op: object) -> z3.BitVecRef:
         if isinstance(op, Imm):
             return _bv(op.value, 64)
+        if isinstance(op, Hole):
+            return hole_var(op.name)
         assert isinstance(op, Reg)
         return _bv(0, 64) if op.name == "zero" else self.st.regs[op.name]
 
@@ -575,24 +578,15 @@ class EquivalenceResult:
     differs: tuple[str, ...] = ()
 
 
-def check_equivalence(a64: Sequence[Line], rv: Sequence[Line], *,
-                      reg_map: Mapping[str, str], live_out: Sequence[str] | None = None,
-                      compare_memory: bool = True, timeout_ms: int = 5000) -> EquivalenceResult:
-    """Is the RV64 block ``rv`` equivalent to the AArch64 block ``a64`` under ``reg_map``?
+def hole_var(name: str) -> z3.BitVecRef:
+    """The solver variable of sketch hole ``name``."""
+    return z3.BitVec("hole_" + name, 64)
 
-    Parameters
-    ----------
-    a64, rv : sequence of Instr
-        The blocks (each may end in one branch; the branch conditions must then agree).
-    reg_map : mapping
-        AArch64 register -> RV64 register; mapped registers start equal.
-    live_out : sequence of str, optional
-        AArch64 registers whose final values must agree (default: every mapped one).
-    compare_memory : bool
-        Also require all of memory to agree at the end.
-    timeout_ms : int
-        Solver time limit.
-    """
+
+def _checks(a64: Sequence[Line], rv: Sequence[Line], reg_map: Mapping[str, str],
+            live_out: Sequence[str] | None, compare_memory: bool
+            ) -> list[tuple[str, z3.BoolRef]] | None:
+    """The per-output equalities of an equivalence query (None: only one block branches)."""
     sa, sb = initial_state("aarch64", "a_"), initial_state("riscv64", "r_")
     for ar, rr in reg_map.items():
         if ar not in sa.regs or rr not in sb.regs:
@@ -608,9 +602,33 @@ def check_equivalence(a64: Sequence[Line], rv: Sequence[Line], *,
         probe = z3.BitVec("probe_addr", 64)
         checks.append(("memory", z3.Select(fa.mem, probe) == z3.Select(fb.mem, probe)))
     if (fa.branch is None) != (fb.branch is None):
-        return EquivalenceResult(False, None, ("branch",))
+        return None
     if fa.branch is not None and fb.branch is not None:
         checks.append(("branch", fa.branch == fb.branch))
+    return checks
+
+
+def check_equivalence(a64: Sequence[Line], rv: Sequence[Line], *,
+                      reg_map: Mapping[str, str], live_out: Sequence[str] | None = None,
+                      compare_memory: bool = True, timeout_ms: int = 5000) -> EquivalenceResult:
+    """Is the RV64 block ``rv`` equivalent to the AArch64 block ``a64`` under ``reg_map``?
+
+    Parameters
+    ----------
+    a64, rv : sequence of Line
+        The blocks (each may end in one branch; the branch conditions must then agree).
+    reg_map : mapping
+        AArch64 register -> RV64 register; mapped registers start equal.
+    live_out : sequence of str, optional
+        AArch64 registers whose final values must agree (default: every mapped one).
+    compare_memory : bool
+        Also require all of memory to agree at the end.
+    timeout_ms : int
+        Solver time limit.
+    """
+    checks = _checks(a64, rv, reg_map, live_out, compare_memory)
+    if checks is None:
+        return EquivalenceResult(False, None, ("branch",))
     solver = z3.Solver()
     solver.set("timeout", timeout_ms)
     solver.add(z3.Not(z3.And(*[c for _, c in checks])) if checks else z3.BoolVal(False))
@@ -621,9 +639,65 @@ def check_equivalence(a64: Sequence[Line], rv: Sequence[Line], *,
         return EquivalenceResult(None)
     model = solver.model()
     cex = {}
+    names = initial_state("aarch64", "a_").regs
     for r in A64_REGS:
-        val = model.eval(initial_state("aarch64", "a_").regs[r], model_completion=False)
+        val = model.eval(names[r], model_completion=False)
         if isinstance(val, z3.BitVecNumRef):
             cex[r] = val.as_long()
     differs = tuple(name for name, c in checks if z3.is_false(model.eval(c, model_completion=True)))
     return EquivalenceResult(False, cex, differs)
+
+
+def fill_holes(a64: Sequence[Line], rv: Sequence[Line], *, holes: Sequence[str],
+               reg_map: Mapping[str, str], bounds: Mapping[str, tuple[int, int]] | None = None,
+               max_rounds: int = 12, timeout_ms: int = 3000) -> dict[str, int] | None:
+    """Values for the holes of the RV64 sketch ``rv`` that make it equivalent to ``a64`` for
+    all inputs, by counterexample-guided synthesis; None when there are none (or the solver
+    gives up).
+
+    Each round proposes hole values consistent with every counterexample so far, then asks
+    the solver for an input on which the completed block still differs. ``bounds`` limits a
+    hole to a signed range (what its instruction field can encode).
+    """
+    checks = _checks(a64, rv, reg_map, None, True)
+    if checks is None:
+        return None
+    spec = z3.And(*[c for _, c in checks])
+    hvars = [hole_var(h) for h in holes]
+    # The inputs are the initial values of both blocks (as _checks names them) and the probe
+    # address; listing them is exact and far cheaper than walking the formula.
+    sa, sb = initial_state("aarch64", "a_"), initial_state("riscv64", "r_")
+    mapped = set(reg_map.values())
+    inputs: list[z3.ExprRef] = [*sa.regs.values(), *sa.flags.values(), sa.mem,
+                                *(v for r, v in sb.regs.items() if r not in mapped),
+                                z3.BitVec("probe_addr", 64)]
+    synth = z3.Solver()
+    synth.set("timeout", timeout_ms)
+    for h, v in zip(holes, hvars, strict=True):
+        lo, hi = (bounds or {}).get(h, (-2048, 2047))
+        synth.add(v >= lo, v <= hi)
+    values: list[z3.ExprRef] = [z3.BitVecVal(0, 64) for _ in hvars]
+    for _ in range(max_rounds):
+        verify = z3.Solver()
+        verify.set("timeout", timeout_ms)
+        done = z3.substitute(spec, *zip(hvars, values, strict=True)) if hvars else spec
+        verify.add(z3.Not(done))
+        verdict = verify.check()
+        if verdict == z3.unsat:
+            return {h: _signed(v) for h, v in zip(holes, values, strict=True)}
+        if verdict == z3.unknown or not hvars:
+            return None
+        model = verify.model()
+        sample = [(x, model.eval(x, model_completion=True)) for x in inputs]
+        synth.add(z3.substitute(spec, *sample) if sample else spec)
+        if synth.check() != z3.sat:
+            return None
+        m = synth.model()
+        values = [m.eval(v, model_completion=True) for v in hvars]
+    return None
+
+
+def _signed(v: z3.ExprRef) -> int:
+    assert isinstance(v, z3.BitVecNumRef)
+    x = v.as_long()
+    return x - (1 << 64) if x >> 63 else x
