@@ -139,3 +139,58 @@ def test_call_inside_a_block_is_an_error():
     with pytest.raises(DSLError, match="unknown register"):
         check_equivalence([], [], reg_map={"x0": "q9"})
     assert Reg("x0") in _blk("mov x0, 1", "aarch64")[0].operands
+
+
+def _straight_rv_blocks():
+    found = []
+    for unit in load_corpus():
+        for opt in ("O0", "O2"):
+            var = unit.variants[f"riscv64-{opt}"]
+            for fn in var.program().functions.values():
+                for block in basic_blocks(fn, isa="riscv64"):
+                    body = [i for i in block.instrs if not is_control(i, "riscv64")]
+                    if len(body) >= 2 and all(o.base.name in ("sp", "s0") for i in body
+                                              for o in i.operands if isinstance(o, Mem)):
+                        found.append((f"{unit.name}-{opt}:{block.start}", body))
+    return found
+
+
+def test_riscv_semantics_agree_with_unicorn_on_corpus_blocks():
+    from unicorn import UC_ARCH_RISCV, UC_MODE_RISCV64
+    from unicorn import riscv_const as rvc
+
+    from archsim.compilers.asm.ir import Function, Program
+    from archsim.compilers.asm.parse import rv_reg
+    from archsim.compilers.asm.rv_encode import assemble
+    from archsim.compilers.asm.symbolic import RV_REGS
+
+    blocks = _straight_rv_blocks()
+    assert len(blocks) > 300
+    rng = np.random.default_rng(5)
+    for name, body in blocks[::6]:
+        code = assemble(Program("riscv64", name, {"b": Function("b", list(body))})).text
+        regs = {r: int(rng.integers(0, 1 << 63)) * 2 + int(rng.integers(0, 2)) for r in RV_REGS}
+        regs["sp"] = regs["s0"] = STACK
+        window = rng.integers(0, 256, size=2 * WINDOW).astype(np.uint8).tobytes()
+        uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64)
+        uc.mem_map(0x10000, 0x1000)
+        uc.mem_write(0x10000, code)
+        uc.mem_map(STACK - 0x1000, 0x2000)
+        uc.mem_write(STACK - WINDOW, window)
+        for r, v in regs.items():
+            uc.reg_write(rvc.UC_RISCV_REG_X0 + rv_reg(r), v)
+        uc.emu_start(0x10000, 0x10000 + len(code))
+        st0 = initial_state("riscv64")
+        mem = z3.K(z3.BitVecSort(64), z3.BitVecVal(0, 8))
+        for k, b in enumerate(window):
+            mem = z3.Store(mem, z3.BitVecVal(STACK - WINDOW + k, 64), z3.BitVecVal(b, 8))
+        subst = [(st0.regs[r], z3.BitVecVal(v, 64)) for r, v in regs.items()] + [(st0.mem, mem)]
+        st = execute_block(body, isa="riscv64", state=st0)
+        for r in RV_REGS:
+            got = z3.simplify(z3.substitute(st.regs[r], *subst)).as_long()
+            assert got == uc.reg_read(rvc.UC_RISCV_REG_X0 + rv_reg(r)), (name, r)
+        final = bytes(uc.mem_read(STACK - WINDOW, 2 * WINDOW))
+        sym = z3.simplify(z3.substitute(st.mem, *subst))
+        for k in range(0, 2 * WINDOW, 4):
+            cell = z3.simplify(z3.Select(sym, z3.BitVecVal(STACK - WINDOW + k, 64))).as_long()
+            assert cell == final[k], (name, k)
