@@ -14,7 +14,6 @@ cannot reason about (calls) keep GUESS's lines. The function is then verified by
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -25,8 +24,10 @@ from .guess import LOW_CONFIDENCE, Guess, GuessedInstr, GuessModel, slot_choices
 from .ir import Function, Hole, Imm, Instr, LabelDef, Line, Program
 from .symbolic import check_equivalence, fill_holes
 
-__all__ = ["SketchResult", "sketch", "MAX_SKETCHES"]
+__all__ = ["SketchResult", "sketch", "MAX_SKETCHES", "MAX_QUERIES"]
 
+#: Solver queries (proofs or hole fillings) per flagged block (assumed).
+MAX_QUERIES = 40
 #: Candidate combinations tried per block.
 MAX_SKETCHES = 96
 _BRANCHES = ("beq", "bne", "blt", "bge", "bltu", "bgeu")
@@ -96,9 +97,9 @@ def _branch_variants(lines: list[Line]) -> list[list[Line]]:
 
 
 def _repair(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInstr],
-            fresh: str, budget_s: float) -> list[Line] | None:
+            fresh: str, max_queries: int) -> list[Line] | None:
     options: list[list[tuple[list[Line], list[str]]]] = []
-    deadline = time.perf_counter() + budget_s
+    budget = [max_queries]  # solver queries left for this block (shared by both stages)
     for k, g in enumerate(guessed):
         if not _flagged(g):
             options.append([(g.lines, [])])
@@ -109,14 +110,14 @@ def _repair(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInst
         if not _uses_flags(g.source):
             # The alignment is exact per instruction: an instruction that neither reads nor
             # writes flags is repaired on its own, which keeps the block search small.
-            one = _first_proven([g.source], [[a] for a in alts], deadline)
+            one = _first_proven([g.source], [[a] for a in alts], budget)
             if one is None:
                 return None
             options.append([(one, [])])
             continue
         options.append(alts)
     combos = itertools.islice(itertools.product(*options), MAX_SKETCHES)
-    return _first_proven(block_src, list(combos), deadline)
+    return _first_proven(block_src, list(combos), budget)
 
 
 def _uses_flags(ins: Instr) -> bool:
@@ -143,11 +144,12 @@ def _alternatives(model: GuessModel, g: GuessedInstr, fresh: str
 
 def _first_proven(block_src: list[Instr],
                   combos: Sequence[Sequence[tuple[list[Line], list[str]]]],
-                  deadline: float) -> list[Line] | None:
+                  budget: list[int]) -> list[Line] | None:
     """The first combination the solver proves (completing its holes), or None."""
     for combo in combos:
-        if time.perf_counter() > deadline:
+        if budget[0] <= 0:
             return None
+        budget[0] -= 1
         lines = [ln for part, _ in combo for ln in part]
         holes = [h for _, hs in combo for h in hs]
         try:
@@ -176,10 +178,12 @@ def _show(lines: list[Line], marks: list[bool] | None = None) -> list[str]:
     return out
 
 
-def sketch(model: GuessModel, source: Program, guess: Guess, *, budget_s: float = 3.0,
+def sketch(model: GuessModel, source: Program, guess: Guess, *,
+           max_queries: int = MAX_QUERIES,
            max_examples: int = 3) -> SketchResult:
     """Repair the flagged blocks of ``guess`` (a GUESS translation of ``source``), spending at
-    most ``budget_s`` of solver time per block."""
+    most ``max_queries`` solver queries per block (a count, not a time, so the result does
+    not depend on the machine's speed; each query still has a 1 s solver time limit)."""
     out = Program(isa="riscv64", file=source.file + " (guess+sketch rv64)")
     result = SketchResult(out)
     for name, fn in source.functions.items():
@@ -196,7 +200,7 @@ def sketch(model: GuessModel, source: Program, guess: Guess, *, budget_s: float 
             result.flagged += 1
             fixed = None
             if not any(i.mnemonic in ("bl", "blr") for i in block.instrs):
-                fixed = _repair(model, block.instrs, guessed, f".Lsk_{name}_{b}", budget_s)
+                fixed = _repair(model, block.instrs, guessed, f".Lsk_{name}_{b}", max_queries)
             if fixed is None:
                 lines.extend(current)
                 continue

@@ -129,7 +129,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
         "GUESS's training pairs come from the engineered rules applied to the training "
         "split, because gcc's two compilations are not instruction-aligned (deviation)",
         "SKETCH holes: unsure literal immediates, ambiguous register slots, compare-branch "
-        "opcodes of back-off templates; at most 3 s of solver time per block (assumed)",
+        "opcodes of back-off templates; at most 40 solver queries per flagged block (assumed)",
         "baseline scratch registers gp/tp/t6 ignore the RV64 psABI reservation of gp/tp "
         "(invisible to emulation)",
         "RV64 code is RV64G (no compressed encodings), so the encoder is byte-checked "
