@@ -31,7 +31,9 @@ def _check(src):
     "cmp x0, x1; b.lt .L1", "cmp w0, 5; b.hi .L1", "tst x0, 7; b.ne .L1",
     "subs x0, x0, 1; b.ne .L1", "cbz w0, .L1", "tbnz x3, 5, .L1", "cmp x0, 0; cset x1, gt",
     "cmp x0, x1; cset w2, ls", "cmp x0, x1; ccmp x2, 3, 0, ne; b.gt .L1",
-    "cmp x0, x1; ccmn w2, 3, 8, lo; b.mi .L1", "cmp x1, 0; csel x0, x1, x2, lt",
+    "cmp x0, x1; ccmn w2, 3, 8, lo; b.mi .L1",
+    # nzcv=4 (Z set, C clear) comes from no compare; only `eq` reads it, so a Z pair does
+    "cmp x0, x1; ccmp x2, 3, 4, ne; b.eq .L1", "cmp x1, 0; csel x0, x1, x2, lt",
     "cmp w1, w3; csinc w0, w1, w2, eq", "cmp x1, 3; cneg x0, x1, le", "cmp x1, 3; cinc x0, x2, ge",
     "sdiv x0, x1, x2", "udiv w0, w1, w2", "cmp x1, x2; csetm x0, hi",
 ])

@@ -19,7 +19,8 @@ Rules (the kind of transpiler Guess & Sketch compares against):
 
 Deviations an emulation run does not see, stated: ``gp``/``tp``/``t6`` are used as scratch
 (the RV64 psABI reserves ``gp``/``tp``), and ``x8`` lands in a callee-saved register.
-Unsupported: ``ccmp``/``ccmn`` with a flag state no compare can produce, ``bfi``/``bfxil``,
+Unsupported: ``ccmp``/``ccmn`` with a flag state no compare can produce (unless the
+conditions read before the next flag write cannot tell it from one that can), ``bfi``/``bfxil``,
 32-bit ``ror``, overflow conditions ``vs``/``vc``. Approximations, found by emulation or by
 the solver where they matter: ``cmn``/``adds`` and ``tst``/``ands`` keep the carry flag
 wrong for unsigned conditions.
@@ -73,6 +74,7 @@ class _Emitter:
         self.n_labels = 0
         self.cur: Instr = Instr("nop")
         self.flag_bits = 64
+        self.after: list[Instr] = []
 
     # ----------------------------------------------------------------- helpers
     def err(self, what: str) -> DSLError:
@@ -338,6 +340,8 @@ class _Emitter:
         assert isinstance(rn, Reg) and isinstance(nzcv, Imm) and isinstance(cond, Cond)
         pair = _NZCV_PAIRS[rn.bits].get(nzcv.value)
         if pair is None:
+            pair = self.equivalent_pair(nzcv.value, rn.bits)
+        if pair is None:
             raise self.err(f"no compare produces flags nzcv={nzcv.value}")
         if cond.code not in _INVERT:
             raise self.err(f"condition {cond.code!r} has no compare form")
@@ -350,6 +354,22 @@ class _Emitter:
         self.li(_FR, pair[1], 64)
         self.place(done)
         self.flag_bits = rn.bits
+
+    def equivalent_pair(self, nzcv: int, bits: int) -> tuple[int, int] | None:
+        """A compare pair whose flags agree with ``nzcv`` on every condition the rest of the
+        block reads before the flags are set again (None if the flags outlive the block)."""
+        conds: list[str] = []
+        for ins in self.after:
+            m = ins.mnemonic
+            if m.startswith("b."):
+                conds.append(m[2:])
+                return _pair_for(nzcv, conds, bits)
+            cond = next((o.code for o in ins.operands if isinstance(o, Cond)), None)
+            if cond is not None:
+                conds.append(cond)
+            if m in _FLAG_SETTERS:
+                return _pair_for(nzcv, conds, bits)
+        return None
 
     def alu(self, ins: Instr) -> None:  # noqa: C901 - one rule per mnemonic
         m, ops = ins.mnemonic, ins.operands
@@ -538,6 +558,23 @@ def _nzcv_pairs(bits: int) -> dict[int, tuple[int, int]]:
 
 
 _NZCV_PAIRS = {64: _nzcv_pairs(64), 32: _nzcv_pairs(32)}
+_FLAG_SETTERS = frozenset({"cmp", "cmn", "tst", "ccmp", "ccmn", "adds", "subs", "ands", "negs"})
+
+
+def _holds(code: str, nzcv: int) -> bool:
+    """Whether AArch64 condition ``code`` holds for flags ``nzcv`` (N=8, Z=4, C=2, V=1)."""
+    n, z, c, v = (bool(nzcv & b) for b in (8, 4, 2, 1))
+    return {"eq": z, "ne": not z, "cs": c, "hs": c, "cc": not c, "lo": not c, "mi": n,
+            "pl": not n, "vs": v, "vc": not v, "hi": c and not z, "ls": not (c and not z),
+            "ge": n == v, "lt": n != v, "gt": not z and n == v, "le": not (not z and n == v),
+            "al": True}[code]
+
+
+def _pair_for(nzcv: int, conds: list[str], bits: int) -> tuple[int, int] | None:
+    for key, pair in sorted(_NZCV_PAIRS[bits].items()):
+        if all(_holds(c, key) == _holds(c, nzcv) for c in conds):
+            return pair
+    return None
 
 
 def translate(program: Program) -> Translation:
@@ -562,8 +599,9 @@ def translate(program: Program) -> Translation:
             for label in block.labels:
                 em.out.append(LabelDef(label))
             start = len(em.out)
-            for ins in block.instrs:
+            for k, ins in enumerate(block.instrs):
                 lo = len(em.out)
+                em.after = block.instrs[k + 1:]
                 em.translate(ins)
                 per_instr.append((lo, len(em.out)))
             spans.append((start, len(em.out)))
