@@ -85,7 +85,7 @@ def execution_equivalent(unit: Unit, opt: str, program: Program, *, n_inputs: in
 
 
 def prove_blocks(source: Program, translation: Translation, *,
-                 timeout_ms: int = 2000) -> tuple[int, int]:
+                 timeout_ms: int = 30_000) -> tuple[int, int]:
     """(aligned blocks, blocks proven equivalent); blocks with a call are not provable."""
     total = proven = 0
     for name, fn in source.functions.items():

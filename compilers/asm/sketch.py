@@ -155,10 +155,10 @@ def _first_proven(block_src: list[Instr],
         try:
             if holes:
                 values = fill_holes(block_src, lines, holes=holes, reg_map=_MAP,
-                                    bounds=_bounds(lines), timeout_ms=1000)
+                                    bounds=_bounds(lines), timeout_ms=30_000)
                 if values is not None:
                     return _fill(lines, values)
-            elif check_equivalence(block_src, lines, reg_map=_MAP, timeout_ms=1000).equivalent:
+            elif check_equivalence(block_src, lines, reg_map=_MAP, timeout_ms=30_000).equivalent:
                 return lines
         except DSLError:
             continue
@@ -183,7 +183,8 @@ def sketch(model: GuessModel, source: Program, guess: Guess, *,
            max_examples: int = 3) -> SketchResult:
     """Repair the flagged blocks of ``guess`` (a GUESS translation of ``source``), spending at
     most ``max_queries`` solver queries per block (a count, not a time, so the result does
-    not depend on the machine's speed; each query still has a 1 s solver time limit)."""
+    not depend on the machine's speed; each query has z3's deterministic resource limit
+    :data:`~archsim.compilers.asm.symbolic.RLIMIT`)."""
     out = Program(isa="riscv64", file=source.file + " (guess+sketch rv64)")
     result = SketchResult(out)
     for name, fn in source.functions.items():
