@@ -1,0 +1,61 @@
+	.arch armv8-a
+	.file	"array_reverse.c"
+	.text
+	.align	2
+	.global	array_reverse
+	.type	array_reverse, %function
+array_reverse:
+.LFB0:
+	.cfi_startproc
+	sub	sp, sp, #48
+	.cfi_def_cfa_offset 48
+	str	x0, [sp, 8]
+	str	x1, [sp]
+	str	xzr, [sp, 40]
+	ldr	x0, [sp]
+	sub	x0, x0, #1
+	str	x0, [sp, 32]
+	b	.L2
+.L3:
+	ldr	x0, [sp, 40]
+	lsl	x0, x0, 3
+	ldr	x1, [sp, 8]
+	add	x0, x1, x0
+	ldr	x0, [x0]
+	str	x0, [sp, 24]
+	ldr	x0, [sp, 32]
+	lsl	x0, x0, 3
+	ldr	x1, [sp, 8]
+	add	x1, x1, x0
+	ldr	x0, [sp, 40]
+	lsl	x0, x0, 3
+	ldr	x2, [sp, 8]
+	add	x0, x2, x0
+	ldr	x1, [x1]
+	str	x1, [x0]
+	ldr	x0, [sp, 32]
+	lsl	x0, x0, 3
+	ldr	x1, [sp, 8]
+	add	x0, x1, x0
+	ldr	x1, [sp, 24]
+	str	x1, [x0]
+	ldr	x0, [sp, 40]
+	add	x0, x0, 1
+	str	x0, [sp, 40]
+	ldr	x0, [sp, 32]
+	sub	x0, x0, #1
+	str	x0, [sp, 32]
+.L2:
+	ldr	x1, [sp, 40]
+	ldr	x0, [sp, 32]
+	cmp	x1, x0
+	blt	.L3
+	ldr	x0, [sp]
+	add	sp, sp, 48
+	.cfi_def_cfa_offset 0
+	ret
+	.cfi_endproc
+.LFE0:
+	.size	array_reverse, .-array_reverse
+	.ident	"GCC: (Debian 12.2.0-14) 12.2.0"
+	.section	.note.GNU-stack,"",@progbits

@@ -1,0 +1,63 @@
+	.arch armv8-a
+	.file	"reverse_digits.c"
+	.text
+	.align	2
+	.global	reverse_digits
+	.type	reverse_digits, %function
+reverse_digits:
+.LFB0:
+	.cfi_startproc
+	sub	sp, sp, #32
+	.cfi_def_cfa_offset 32
+	str	x0, [sp, 8]
+	ldr	x0, [sp, 8]
+	cmp	x0, 0
+	bge	.L2
+	ldr	x0, [sp, 8]
+	neg	x0, x0
+	str	x0, [sp, 8]
+.L2:
+	str	xzr, [sp, 24]
+	b	.L3
+.L4:
+	ldr	x1, [sp, 24]
+	mov	x0, x1
+	lsl	x0, x0, 2
+	add	x0, x0, x1
+	lsl	x0, x0, 1
+	mov	x3, x0
+	ldr	x2, [sp, 8]
+	mov	x0, 7378697629483820646
+	movk	x0, 0x6667, lsl 0
+	smulh	x0, x2, x0
+	asr	x1, x0, 2
+	asr	x0, x2, 63
+	sub	x1, x1, x0
+	mov	x0, x1
+	lsl	x0, x0, 2
+	add	x0, x0, x1
+	lsl	x0, x0, 1
+	sub	x1, x2, x0
+	add	x0, x3, x1
+	str	x0, [sp, 24]
+	ldr	x0, [sp, 8]
+	mov	x1, 7378697629483820646
+	movk	x1, 0x6667, lsl 0
+	smulh	x1, x0, x1
+	asr	x1, x1, 2
+	asr	x0, x0, 63
+	sub	x0, x1, x0
+	str	x0, [sp, 8]
+.L3:
+	ldr	x0, [sp, 8]
+	cmp	x0, 0
+	bgt	.L4
+	ldr	x0, [sp, 24]
+	add	sp, sp, 32
+	.cfi_def_cfa_offset 0
+	ret
+	.cfi_endproc
+.LFE0:
+	.size	reverse_digits, .-reverse_digits
+	.ident	"GCC: (Debian 12.2.0-14) 12.2.0"
+	.section	.note.GNU-stack,"",@progbits

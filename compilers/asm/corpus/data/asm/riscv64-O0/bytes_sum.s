@@ -1,0 +1,43 @@
+	.file	"bytes_sum.c"
+	.option nopic
+	.option norelax
+	.attribute arch, "rv64i2p1_m2p0_a2p1_f2p2_d2p2_zicsr2p0_zifencei2p0"
+	.attribute unaligned_access, 0
+	.attribute stack_align, 16
+	.text
+	.align	2
+	.globl	bytes_sum
+	.type	bytes_sum, @function
+bytes_sum:
+	addi	sp,sp,-48
+	sd	s0,40(sp)
+	addi	s0,sp,48
+	sd	a0,-40(s0)
+	sd	a1,-48(s0)
+	sd	zero,-24(s0)
+	sd	zero,-32(s0)
+	j	.L2
+.L3:
+	ld	a5,-32(s0)
+	ld	a4,-40(s0)
+	add	a5,a4,a5
+	lbu	a5,0(a5)
+	mv	a4,a5
+	ld	a5,-24(s0)
+	add	a5,a5,a4
+	sd	a5,-24(s0)
+	ld	a5,-32(s0)
+	addi	a5,a5,1
+	sd	a5,-32(s0)
+.L2:
+	ld	a4,-32(s0)
+	ld	a5,-48(s0)
+	blt	a4,a5,.L3
+	ld	a5,-24(s0)
+	mv	a0,a5
+	ld	s0,40(sp)
+	addi	sp,sp,48
+	jr	ra
+	.size	bytes_sum, .-bytes_sum
+	.ident	"GCC: (Debian 12.2.0-13) 12.2.0"
+	.section	.note.GNU-stack,"",@progbits

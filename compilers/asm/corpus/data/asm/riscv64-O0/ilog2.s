@@ -1,0 +1,36 @@
+	.file	"ilog2.c"
+	.option nopic
+	.option norelax
+	.attribute arch, "rv64i2p1_m2p0_a2p1_f2p2_d2p2_zicsr2p0_zifencei2p0"
+	.attribute unaligned_access, 0
+	.attribute stack_align, 16
+	.text
+	.align	2
+	.globl	ilog2
+	.type	ilog2, @function
+ilog2:
+	addi	sp,sp,-48
+	sd	s0,40(sp)
+	addi	s0,sp,48
+	sd	a0,-40(s0)
+	li	a5,-1
+	sd	a5,-24(s0)
+	j	.L2
+.L3:
+	ld	a5,-40(s0)
+	srli	a5,a5,1
+	sd	a5,-40(s0)
+	ld	a5,-24(s0)
+	addi	a5,a5,1
+	sd	a5,-24(s0)
+.L2:
+	ld	a5,-40(s0)
+	bne	a5,zero,.L3
+	ld	a5,-24(s0)
+	mv	a0,a5
+	ld	s0,40(sp)
+	addi	sp,sp,48
+	jr	ra
+	.size	ilog2, .-ilog2
+	.ident	"GCC: (Debian 12.2.0-13) 12.2.0"
+	.section	.note.GNU-stack,"",@progbits

@@ -1,0 +1,49 @@
+	.file	"is_prime.c"
+	.option nopic
+	.option norelax
+	.attribute arch, "rv64i2p1_m2p0_a2p1_f2p2_d2p2_zicsr2p0_zifencei2p0"
+	.attribute unaligned_access, 0
+	.attribute stack_align, 16
+	.text
+	.align	2
+	.globl	is_prime
+	.type	is_prime, @function
+is_prime:
+	addi	sp,sp,-48
+	sd	s0,40(sp)
+	addi	s0,sp,48
+	sd	a0,-40(s0)
+	ld	a4,-40(s0)
+	li	a5,1
+	bgt	a4,a5,.L2
+	li	a5,0
+	j	.L3
+.L2:
+	li	a5,2
+	sd	a5,-24(s0)
+	j	.L4
+.L6:
+	ld	a4,-40(s0)
+	ld	a5,-24(s0)
+	rem	a5,a4,a5
+	bne	a5,zero,.L5
+	li	a5,0
+	j	.L3
+.L5:
+	ld	a5,-24(s0)
+	addi	a5,a5,1
+	sd	a5,-24(s0)
+.L4:
+	ld	a5,-24(s0)
+	mul	a5,a5,a5
+	ld	a4,-40(s0)
+	bge	a4,a5,.L6
+	li	a5,1
+.L3:
+	mv	a0,a5
+	ld	s0,40(sp)
+	addi	sp,sp,48
+	jr	ra
+	.size	is_prime, .-is_prime
+	.ident	"GCC: (Debian 12.2.0-13) 12.2.0"
+	.section	.note.GNU-stack,"",@progbits

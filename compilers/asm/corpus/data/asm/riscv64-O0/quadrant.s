@@ -1,0 +1,40 @@
+	.file	"quadrant.c"
+	.option nopic
+	.option norelax
+	.attribute arch, "rv64i2p1_m2p0_a2p1_f2p2_d2p2_zicsr2p0_zifencei2p0"
+	.attribute unaligned_access, 0
+	.attribute stack_align, 16
+	.text
+	.align	2
+	.globl	quadrant
+	.type	quadrant, @function
+quadrant:
+	addi	sp,sp,-32
+	sd	s0,24(sp)
+	addi	s0,sp,32
+	sd	a0,-24(s0)
+	sd	a1,-32(s0)
+	ld	a5,-24(s0)
+	blt	a5,zero,.L2
+	ld	a5,-32(s0)
+	blt	a5,zero,.L3
+	li	a5,1
+	j	.L5
+.L3:
+	li	a5,4
+	j	.L5
+.L2:
+	ld	a5,-32(s0)
+	blt	a5,zero,.L6
+	li	a5,2
+	j	.L5
+.L6:
+	li	a5,3
+.L5:
+	mv	a0,a5
+	ld	s0,24(sp)
+	addi	sp,sp,32
+	jr	ra
+	.size	quadrant, .-quadrant
+	.ident	"GCC: (Debian 12.2.0-13) 12.2.0"
+	.section	.note.GNU-stack,"",@progbits

@@ -1,0 +1,25 @@
+	.file	"round_up8.c"
+	.option nopic
+	.option norelax
+	.attribute arch, "rv64i2p1_m2p0_a2p1_f2p2_d2p2_zicsr2p0_zifencei2p0"
+	.attribute unaligned_access, 0
+	.attribute stack_align, 16
+	.text
+	.align	2
+	.globl	round_up8
+	.type	round_up8, @function
+round_up8:
+	addi	sp,sp,-32
+	sd	s0,24(sp)
+	addi	s0,sp,32
+	sd	a0,-24(s0)
+	ld	a5,-24(s0)
+	addi	a5,a5,7
+	andi	a5,a5,-8
+	mv	a0,a5
+	ld	s0,24(sp)
+	addi	sp,sp,32
+	jr	ra
+	.size	round_up8, .-round_up8
+	.ident	"GCC: (Debian 12.2.0-13) 12.2.0"
+	.section	.note.GNU-stack,"",@progbits

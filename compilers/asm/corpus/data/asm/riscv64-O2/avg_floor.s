@@ -1,0 +1,19 @@
+	.file	"avg_floor.c"
+	.option nopic
+	.option norelax
+	.attribute arch, "rv64i2p1_m2p0_a2p1_f2p2_d2p2_zicsr2p0_zifencei2p0"
+	.attribute unaligned_access, 0
+	.attribute stack_align, 16
+	.text
+	.align	2
+	.globl	avg_floor
+	.type	avg_floor, @function
+avg_floor:
+	xor	a5,a0,a1
+	srai	a5,a5,1
+	and	a0,a0,a1
+	add	a0,a5,a0
+	ret
+	.size	avg_floor, .-avg_floor
+	.ident	"GCC: (Debian 12.2.0-13) 12.2.0"
+	.section	.note.GNU-stack,"",@progbits

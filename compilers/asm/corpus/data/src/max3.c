@@ -1,0 +1,2 @@
+/* archsim asm corpus; written for archsim, BSD-2-Clause. */
+long max3(long x, long y, long z) { long m = x; if (y > m) m = y; if (z > m) m = z; return m; }
