@@ -2,7 +2,8 @@
 
 ``disaggregation``: gradient disaggregation (Lam et al., ICML 2021) -- the participant matrix
 recovered user by user as a MILP (scipy/HiGHS) from secure aggregates and participation
-analytics, then the individual updates by least squares.
+analytics, then the individual updates by least squares; ``fedavg``: a real FedAvg run (softmax
+regression) with non-IID users and the class-property inference attack on its updates.
 """
 
 from .disaggregation import (
@@ -15,6 +16,15 @@ from .disaggregation import (
     solve_column,
     window_counts,
 )
+from .fedavg import (
+    FedAvgRun,
+    UserSplit,
+    aggregate_inference_accuracy,
+    class_inference_accuracy,
+    infer_classes,
+    run_fedavg,
+    split_users_by_class,
+)
 
 __all__ = [
     "DEFAULT_MIP_REL_GAP",
@@ -25,4 +35,11 @@ __all__ = [
     "random_participation",
     "solve_column",
     "window_counts",
+    "FedAvgRun",
+    "UserSplit",
+    "aggregate_inference_accuracy",
+    "class_inference_accuracy",
+    "infer_classes",
+    "run_fedavg",
+    "split_users_by_class",
 ]
