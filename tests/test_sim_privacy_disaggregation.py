@@ -10,6 +10,7 @@ from archsim.sim.privacy import (
     chunk_rounds,
     disaggregate,
     random_participation,
+    refine_participation,
     solve_column,
     window_counts,
 )
@@ -105,3 +106,21 @@ def test_bad_inputs_are_named():
         solve_column(np.eye(4), np.ones(1), window_rounds=4, mip_rel_gap=1.5)
     with pytest.raises(ConfigError, match="probability must be in"):
         random_participation(rounds=3, users=2, probability=0.0, seed=0)
+
+
+def test_refinement_undoes_a_wrong_round_and_keeps_the_counts():
+    p = random_participation(rounds=60, users=6, probability=0.3, seed=11)
+    g = np.random.default_rng(12).normal(size=(6, 40))
+    d = p @ g
+    wrong = p.copy()
+    # move user 2's first participation to a round of the same window it skipped
+    a = int(np.flatnonzero(p[:, 2])[0])
+    window = range(a // 10 * 10, a // 10 * 10 + 10)
+    b = next(r for r in window if p[r, 2] == 0)
+    wrong[a, 2], wrong[b, 2] = 0, 1
+    assert np.array_equal(window_counts(wrong, window_rounds=10),
+                          window_counts(p, window_rounds=10))
+    fixed, swaps = refine_participation(wrong, d, window_rounds=10)
+    assert np.array_equal(fixed, p) and swaps >= 1
+    same, none = refine_participation(p, d, window_rounds=10)
+    assert np.array_equal(same, p) and none == 0

@@ -13,6 +13,7 @@ from .disaggregation import (
     chunk_rounds,
     disaggregate,
     random_participation,
+    refine_participation,
     solve_column,
     window_counts,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "chunk_rounds",
     "disaggregate",
     "random_participation",
+    "refine_participation",
     "solve_column",
     "window_counts",
     "FedAvgRun",

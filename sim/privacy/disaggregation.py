@@ -45,6 +45,7 @@ __all__ = [
     "Disaggregation",
     "disaggregate",
     "random_participation",
+    "refine_participation",
 ]
 
 
@@ -130,8 +131,9 @@ class ColumnSolve:
     distance : float
         ``sum(t)``: the L1 distance from the column to the aggregates' column space.
     solved : bool
-        Whether HiGHS stopped within its gap (False: infeasible or out of time; the column
-        is then all zeros).
+        Whether HiGHS stopped within its gap. False: out of time (the column is its best
+        integer solution so far) or no integer solution at all (the column is all zeros and
+        ``distance`` infinite).
     time_s : float
         Wall time of the solve.
     """
@@ -206,11 +208,13 @@ def solve_column(basis: np.ndarray, counts: np.ndarray, *, window_rounds: int,
                bounds=bounds, options={"disp": False, "time_limit": float(time_limit_s),
                                        "mip_rel_gap": float(mip_rel_gap)})
     elapsed = time.perf_counter() - start
-    if res.x is None or res.status != 0:
+    if res.x is None:  # infeasible, or no integer solution found within the time limit
         return ColumnSolve(column=np.zeros(rounds, np.int8), distance=math.inf, solved=False,
                            time_s=elapsed)
+    # on a time limit HiGHS returns its best integer solution so far: kept, not marked solved
     column = np.rint(res.x[:rounds]).astype(np.int8)
-    return ColumnSolve(column=column, distance=float(res.fun), solved=True, time_s=elapsed)
+    return ColumnSolve(column=column, distance=float(res.fun), solved=res.status == 0,
+                       time_s=elapsed)
 
 
 def _solve_users(args: tuple[np.ndarray, np.ndarray, int, float, float]) -> list[ColumnSolve]:
@@ -241,6 +245,8 @@ class Disaggregation:
         ``(chunks, users)`` bool, whether each MILP was solved to optimality.
     solve_time_s : numpy.ndarray
         ``(chunks, users)`` wall time of each MILP.
+    refine_swaps : int
+        Participations moved by :func:`refine_participation` over all chunks.
     wall_s : float
         Wall time of the whole attack.
     """
@@ -252,13 +258,15 @@ class Disaggregation:
     distances: np.ndarray
     solved: np.ndarray
     solve_time_s: np.ndarray
+    refine_swaps: int
     wall_s: float
 
 
 def disaggregate(aggregates: np.ndarray, counts: np.ndarray, *, window_rounds: int,
                  chunk: int | None = None, rank: int | None = None, workers: int = 1,
                  time_limit_s: float = 60.0,
-                 mip_rel_gap: float = DEFAULT_MIP_REL_GAP) -> Disaggregation:
+                 mip_rel_gap: float = DEFAULT_MIP_REL_GAP,
+                 refine: bool = True) -> Disaggregation:
     """Recover ``P`` and the individual updates from aggregates and window counts.
 
     Parameters
@@ -279,6 +287,8 @@ def disaggregate(aggregates: np.ndarray, counts: np.ndarray, *, window_rounds: i
         HiGHS's time limit per column.
     mip_rel_gap : float
         HiGHS's relative optimality gap per column (:data:`DEFAULT_MIP_REL_GAP`).
+    refine : bool
+        Polish each chunk's ``P*`` with :func:`refine_participation` (window counts kept).
 
     Raises
     ------
@@ -315,6 +325,7 @@ def disaggregate(aggregates: np.ndarray, counts: np.ndarray, *, window_rounds: i
     solved = np.zeros((len(starts), users), bool)
     times = np.zeros((len(starts), users))
     chunk_updates: list[np.ndarray] = []
+    swaps = 0
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
     try:
         for ci, (lo, hi) in enumerate(zip(starts, ends, strict=True)):
@@ -335,6 +346,10 @@ def disaggregate(aggregates: np.ndarray, counts: np.ndarray, *, window_rounds: i
                     dist[ci, j] = sol.distance
                     solved[ci, j] = sol.solved
                     times[ci, j] = sol.time_s
+            if refine:
+                p_star[lo:hi], n_swaps = refine_participation(
+                    p_star[lo:hi], d[lo:hi], window_rounds=window_rounds)
+                swaps += n_swaps
             chunk_updates.append(_least_squares(p_star[lo:hi], d[lo:hi]))
     finally:
         if pool is not None:
@@ -347,7 +362,67 @@ def disaggregate(aggregates: np.ndarray, counts: np.ndarray, *, window_rounds: i
                            np.nan)
     return Disaggregation(participation=p_star, updates=updates, chunk_updates=chunk_updates,
                           chunk_starts=starts, distances=dist, solved=solved,
-                          solve_time_s=times, wall_s=time.perf_counter() - start)
+                          solve_time_s=times, refine_swaps=swaps,
+                          wall_s=time.perf_counter() - start)
+
+
+def refine_participation(participation: np.ndarray, aggregates: np.ndarray, *,
+                         window_rounds: int, max_sweeps: int = 20) -> tuple[np.ndarray, int]:
+    """Polish a recovered ``P*`` by moves that keep every window count: within one window,
+    move one of a user's participations to a round it skipped when that lowers
+    ``||D - P* G*||_F^2`` (``G*`` the least squares of ``P*``), refitting ``G*`` after each
+    sweep over the users.
+
+    Hand-written (no library does this move): a swap from round ``a`` to ``b`` for user
+    ``j`` changes the squared residual by ``2 (h_a - h_b) + 2 |g_j|^2`` with ``h = R g_j``,
+    so each candidate costs O(1) once ``h`` is known.
+
+    Returns
+    -------
+    tuple of numpy.ndarray and int
+        The polished ``(rounds, users)`` int8 matrix and the number of swaps made.
+    """
+    p = _check_matrix(participation, "participation").astype(np.int8).copy()
+    d = _check_matrix(aggregates, "aggregates").astype(np.float64)
+    _check_int(window_rounds, "window_rounds")
+    _check_int(max_sweeps, "max_sweeps")
+    rounds, users = p.shape
+    if d.shape[0] != rounds:
+        raise ConfigError(f"aggregates has {d.shape[0]} rounds, participation {rounds}",
+                          field="aggregates")
+    window = np.arange(rounds) // window_rounds
+    swaps = 0
+    for _ in range(max_sweeps):
+        present = p.any(axis=0)
+        g = np.zeros((users, d.shape[1]))
+        g[present] = np.linalg.lstsq(p[:, present].astype(np.float64), d, rcond=None)[0]
+        res = d - p.astype(np.float64) @ g
+        moved = 0
+        for j in np.flatnonzero(present):
+            gg = float(g[j] @ g[j])
+            while True:
+                h = res @ g[j]
+                best = (0.0, -1, -1)
+                for w in np.unique(window[p[:, j] == 1]):
+                    rows = np.flatnonzero(window == w)
+                    ones, zeros = rows[p[rows, j] == 1], rows[p[rows, j] == 0]
+                    if zeros.size == 0:
+                        continue
+                    a, b = ones[np.argmin(h[ones])], zeros[np.argmax(h[zeros])]
+                    gain = float(h[b] - h[a]) - gg  # > 0: the swap lowers the residual
+                    if gain > best[0] + 1e-12 * max(gg, 1.0):
+                        best = (gain, int(a), int(b))
+                if best[1] < 0:
+                    break
+                _, a, b = best
+                p[a, j], p[b, j] = 0, 1
+                res[a] += g[j]
+                res[b] -= g[j]
+                moved += 1
+        swaps += moved
+        if moved == 0:
+            break
+    return p, swaps
 
 
 def _least_squares(p_chunk: np.ndarray, d_chunk: np.ndarray) -> np.ndarray:
