@@ -155,7 +155,8 @@ DEFAULT_MIP_REL_GAP = 0.5
 
 def solve_column(basis: np.ndarray, counts: np.ndarray, *, window_rounds: int,
                  time_limit_s: float = 60.0,
-                 mip_rel_gap: float = DEFAULT_MIP_REL_GAP) -> ColumnSolve:
+                 mip_rel_gap: float = DEFAULT_MIP_REL_GAP,
+                 node_limit: int | None = None) -> ColumnSolve:
     """Recover one user's participation over a chunk: the MILP of the module docstring.
 
     Parameters
@@ -170,12 +171,17 @@ def solve_column(basis: np.ndarray, counts: np.ndarray, *, window_rounds: int,
         HiGHS's time limit for this column.
     mip_rel_gap : float
         HiGHS's relative optimality gap (:data:`DEFAULT_MIP_REL_GAP`).
+    node_limit : int, optional
+        HiGHS's branch-and-bound node limit: unlike the time limit, it stops at the same
+        point on every machine, so a run under it is deterministic.
     """
     if not 0.0 <= mip_rel_gap < 1.0:
         raise ConfigError(f"mip_rel_gap must be in [0, 1), not {mip_rel_gap}",
                           field="mip_rel_gap")
     if not time_limit_s > 0:
         raise ConfigError(f"time_limit_s must be > 0, not {time_limit_s}", field="time_limit_s")
+    if node_limit is not None:
+        _check_int(node_limit, "node_limit")
     q = _check_matrix(basis, "basis")
     cnt = _check_matrix(counts, "counts", ndim=1)
     _check_int(window_rounds, "window_rounds")
@@ -204,23 +210,27 @@ def solve_column(basis: np.ndarray, counts: np.ndarray, *, window_rounds: int,
                                     np.zeros(rounds)]),
                     np.concatenate([np.ones(rounds), np.full(rank, np.inf),
                                     np.full(rounds, np.inf)]))
+    options: dict[str, float | int | bool] = {"disp": False, "time_limit": float(time_limit_s),
+                                              "mip_rel_gap": float(mip_rel_gap)}
+    if node_limit is not None:
+        options["node_limit"] = int(node_limit)
     res = milp(cost, constraints=LinearConstraint(a, lo, hi), integrality=integrality,
-               bounds=bounds, options={"disp": False, "time_limit": float(time_limit_s),
-                                       "mip_rel_gap": float(mip_rel_gap)})
+               bounds=bounds, options=options)
     elapsed = time.perf_counter() - start
     if res.x is None:  # infeasible, or no integer solution found within the time limit
         return ColumnSolve(column=np.zeros(rounds, np.int8), distance=math.inf, solved=False,
                            time_s=elapsed)
-    # on a time limit HiGHS returns its best integer solution so far: kept, not marked solved
+    # on a time or node limit HiGHS returns its best integer solution so far: kept, not marked solved
     column = np.rint(res.x[:rounds]).astype(np.int8)
     return ColumnSolve(column=column, distance=float(res.fun), solved=res.status == 0,
                        time_s=elapsed)
 
 
-def _solve_users(args: tuple[np.ndarray, np.ndarray, int, float, float]) -> list[ColumnSolve]:
-    basis, counts, window_rounds, time_limit_s, gap = args
+def _solve_users(args: tuple[np.ndarray, np.ndarray, int, float, float, int | None]
+                 ) -> list[ColumnSolve]:
+    basis, counts, window_rounds, time_limit_s, gap, nodes = args
     return [solve_column(basis, counts[:, j], window_rounds=window_rounds,
-                         time_limit_s=time_limit_s, mip_rel_gap=gap)
+                         time_limit_s=time_limit_s, mip_rel_gap=gap, node_limit=nodes)
             for j in range(counts.shape[1])]
 
 
@@ -265,7 +275,7 @@ class Disaggregation:
 def disaggregate(aggregates: np.ndarray, counts: np.ndarray, *, window_rounds: int,
                  chunk: int | None = None, rank: int | None = None, workers: int = 1,
                  time_limit_s: float = 60.0,
-                 mip_rel_gap: float = DEFAULT_MIP_REL_GAP,
+                 mip_rel_gap: float = DEFAULT_MIP_REL_GAP, node_limit: int | None = None,
                  refine: bool = True) -> Disaggregation:
     """Recover ``P`` and the individual updates from aggregates and window counts.
 
@@ -287,6 +297,8 @@ def disaggregate(aggregates: np.ndarray, counts: np.ndarray, *, window_rounds: i
         HiGHS's time limit per column.
     mip_rel_gap : float
         HiGHS's relative optimality gap per column (:data:`DEFAULT_MIP_REL_GAP`).
+    node_limit : int, optional
+        HiGHS's node limit per column (deterministic, unlike ``time_limit_s``).
     refine : bool
         Polish each chunk's ``P*`` with :func:`refine_participation` (window counts kept).
 
@@ -336,7 +348,7 @@ def disaggregate(aggregates: np.ndarray, counts: np.ndarray, *, window_rounds: i
             basis = _basis(d[lo:hi], rank)
             c_cnt = cnt[lo // window_rounds:int(math.ceil(hi / window_rounds))]
             batches = [b for b in np.array_split(np.arange(users), workers) if b.size]
-            tasks = [(basis, c_cnt[:, b], window_rounds, time_limit_s, mip_rel_gap)
+            tasks = [(basis, c_cnt[:, b], window_rounds, time_limit_s, mip_rel_gap, node_limit)
                      for b in batches]
             results = (list(pool.map(_solve_users, tasks)) if pool is not None
                        else [_solve_users(t) for t in tasks])
