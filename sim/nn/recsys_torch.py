@@ -16,6 +16,8 @@ built; :func:`torch_available` says whether it can be.
 from __future__ import annotations
 
 import importlib.util
+import time
+from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -96,14 +98,15 @@ class TorchRecModel:
     def forward(self, dense: NDArray[np.float32], indices: tuple[NDArray[np.int64], ...]
                 | list[NDArray[np.int64]], lengths: tuple[NDArray[np.int32], ...]
                 | list[NDArray[np.int32]], *,
-                timings: dict[str, float] | None = None) -> RecOutput:
+                timings: dict[str, float] | None = None,
+                timer: Callable[[], float] = time.perf_counter) -> RecOutput:
         """Run the model on one batch given as numpy arrays (wrapped without a copy);
-        arguments and ``timings`` as :meth:`archsim.sim.nn.recsys.RecModel.forward`."""
+        arguments, ``timings`` and ``timer`` as :meth:`archsim.sim.nn.recsys.RecModel.forward`."""
         th = _torch()
         c = self.config
         check_inputs(c, dense, indices, lengths)
         x_dense = th.from_numpy(np.ascontiguousarray(dense, dtype=np.float32))
-        clock = GroupClock(timings)
+        clock = GroupClock(timings, timer=timer)
         relu = th.nn.functional.relu
 
         def run_mlp(x: torch.Tensor, layers: list[tuple[torch.Tensor, torch.Tensor]],

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,9 +44,13 @@ if TYPE_CHECKING:
     from ..nn.recsys import RecModel
     from ..nn.recsys_torch import TorchRecModel
 
-__all__ = ["BACKENDS", "SWEEP_BATCHES", "GROUP_OPS", "ALL_MODELS", "CpuMeasurement", "measure_cpu",
+__all__ = ["BACKENDS", "CLOCKS", "SWEEP_BATCHES", "GROUP_OPS", "ALL_MODELS", "CpuMeasurement", "measure_cpu",
            "group_work", "CpuCostModel", "fit_cpu_model"]
 
+#: The clocks :func:`measure_cpu` can read: the calling thread's CPU time (the default; BLAS
+#: and PyTorch run on that one thread while timed, so it is the forward pass's whole compute
+#: and other processes' load does not inflate it) or the wall clock.
+CLOCKS: dict[str, Callable[[], float]] = {"thread": time.thread_time, "wall": time.perf_counter}
 #: The authors' batch sweep.
 SWEEP_BATCHES: tuple[int, ...] = tuple(4**i for i in range(6))
 #: Which workload-graph operator kinds make each timed operator group's work.
@@ -59,7 +63,8 @@ GROUP_OPS: dict[str, tuple[str, ...]] = {
 class CpuMeasurement:
     """Timings of one model: per batch, the median and (max - min) / median of the total and
     of each operator group, seconds; the total's standard deviation over the repeats
-    (``total_std_s``, ddof 0; empty if not recorded) and the ``backend`` timed."""
+    (``total_std_s``, ddof 0; empty if not recorded), the ``backend`` timed and the ``clock``
+    read (:data:`CLOCKS`)."""
 
     model: str
     batches: tuple[int, ...]
@@ -70,12 +75,13 @@ class CpuMeasurement:
     group_s: dict[str, tuple[float, ...]]
     total_std_s: tuple[float, ...] = ()
     backend: str = "numpy"
+    clock: str = "wall"
 
     def rows(self) -> list[dict[str, float | int | str]]:
         out: list[dict[str, float | int | str]] = []
         for i, b in enumerate(self.batches):
             row: dict[str, float | int | str] = {
-                "model": self.model, "backend": self.backend, "batch": b,
+                "model": self.model, "backend": self.backend, "clock": self.clock, "batch": b,
                 "total_ms": self.total_s[i] * 1e3, "spread": self.total_spread[i]}
             if self.total_std_s:
                 row["std_ms"] = self.total_std_s[i] * 1e3
@@ -91,13 +97,17 @@ BACKENDS = ("numpy", "torch")
 
 def measure_cpu(name: str, *, batches: Sequence[int] = SWEEP_BATCHES, repeats: int = 5,
                 table_rows_cap: int = 20000, seed: int = 0,
-                backend: str = "numpy") -> CpuMeasurement:
+                backend: str = "numpy", clock: str = "thread") -> CpuMeasurement:
     """Time model ``name``'s forward pass (module docstring) in ``backend``: ``"numpy"``
     (:class:`~archsim.sim.nn.recsys.RecModel`) or ``"torch"``
     (:class:`~archsim.sim.nn.recsys_torch.TorchRecModel`, same weights; the optional
     ``torch`` extra). PyTorch runs on one intra-op thread while timed (its setting is
     restored after): numpy's BLAS is run single-threaded too, so the two backends compare
-    kernel for kernel, and on a shared 2-core machine more threads measure contention."""
+    kernel for kernel, and on a shared 2-core machine more threads measure contention.
+    ``clock`` is :data:`CLOCKS`' key: ``"thread"`` (CPU time of this thread, the default: a
+    quick run's statuses must not flip when other processes load the machine) or ``"wall"``."""
+    from threadpoolctl import threadpool_limits
+
     from ..nn.recsys import RecModel
 
     if not is_positive_int(repeats):
@@ -105,6 +115,8 @@ def measure_cpu(name: str, *, batches: Sequence[int] = SWEEP_BATCHES, repeats: i
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}", field="backend",
                           allowed=list(BACKENDS))
+    if clock not in CLOCKS:
+        raise ConfigError(f"unknown clock {clock!r}", field="clock", allowed=list(CLOCKS))
     config = get_recsys(name)
     if backend == "torch":
         from ..nn.recsys_torch import TorchRecModel, _torch
@@ -115,18 +127,21 @@ def measure_cpu(name: str, *, batches: Sequence[int] = SWEEP_BATCHES, repeats: i
         try:
             model: RecModel | TorchRecModel = TorchRecModel(
                 config, seed=seed, table_rows_cap=table_rows_cap)
-            return _time_model(model, batches, repeats, table_rows_cap, seed, backend)
+            return _time_model(model, batches, repeats, table_rows_cap, seed, backend, clock)
         finally:
             torch.set_num_threads(threads)
     model = RecModel(config, seed=seed, table_rows_cap=table_rows_cap)
-    return _time_model(model, batches, repeats, table_rows_cap, seed, backend)
+    # One BLAS thread whatever the environment says: the thread clock sees only this thread.
+    with threadpool_limits(limits=1):
+        return _time_model(model, batches, repeats, table_rows_cap, seed, backend, clock)
 
 
 def _time_model(model: RecModel | TorchRecModel, batches: Sequence[int], repeats: int,
-                table_rows_cap: int, seed: int, backend: str) -> CpuMeasurement:
+                table_rows_cap: int, seed: int, backend: str, clock: str) -> CpuMeasurement:
     from ..nn.recsys import OP_GROUPS, random_inputs
 
     config = model.config
+    timer = CLOCKS[clock]
     totals, spreads, stds = [], [], []
     groups: dict[str, list[float]] = {g: [] for g in OP_GROUPS}
     for b in batches:
@@ -136,9 +151,10 @@ def _time_model(model: RecModel | TorchRecModel, batches: Sequence[int], repeats
         per_group: dict[str, list[float]] = {g: [] for g in OP_GROUPS}
         for _ in range(repeats):
             timings: dict[str, float] = {}
-            t0 = time.perf_counter()
-            model.forward(inputs.dense, inputs.indices, inputs.lengths, timings=timings)
-            runs.append(time.perf_counter() - t0)
+            t0 = timer()
+            model.forward(inputs.dense, inputs.indices, inputs.lengths, timings=timings,
+                          timer=timer)
+            runs.append(timer() - t0)
             for g in OP_GROUPS:
                 per_group[g].append(timings.get(g, 0.0))
         med = float(np.median(runs))
@@ -151,7 +167,7 @@ def _time_model(model: RecModel | TorchRecModel, batches: Sequence[int], repeats
                           table_rows_cap=table_rows_cap, total_s=tuple(totals),
                           total_spread=tuple(spreads),
                           group_s={g: tuple(v) for g, v in groups.items()},
-                          total_std_s=tuple(stds), backend=backend)
+                          total_std_s=tuple(stds), backend=backend, clock=clock)
 
 
 def group_work(config: RecModelConfig, batch: int) -> dict[str, float]:
