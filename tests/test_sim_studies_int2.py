@@ -24,6 +24,7 @@ from archsim.sim.studies.int2 import (
     param_count,
     quantize_groupwise,
     run,
+    sequential_corrections,
     svd_correction,
     weight_bytes,
     whitened_correction,
@@ -137,6 +138,53 @@ def test_calibration_grams_equal_explicit_inputs() -> None:
     for n in ("attn_q", "attn_k", "attn_v"):
         np.testing.assert_allclose(grams[f"blk.0.{n}.weight"], ref, rtol=1e-6)
     assert grams["blk.0.ffn_down.weight"].shape == (12, 12)
+
+
+def _tiny_llama(layers: int, seed: int) -> Llama:
+    cfg = LlamaConfig(num_layers=layers, dim=8, ffn_dim=12, num_heads=2, num_kv_heads=1,
+                      vocab_size=20)
+    rng = np.random.default_rng(seed)
+    shapes = {"attn_q": (8, 8), "attn_k": (4, 8), "attn_v": (4, 8), "attn_output": (8, 8),
+              "ffn_gate": (12, 8), "ffn_up": (12, 8), "ffn_down": (8, 12)}
+    w: dict[str, np.ndarray] = {
+        "token_embd.weight": rng.standard_normal((20, 8)).astype(np.float32),
+        "output_norm.weight": np.ones(8, np.float32)}
+    for i in range(layers):
+        for n in LINEAR_NAMES:
+            w[f"blk.{i}.{n}.weight"] = (0.5 * rng.standard_normal(shapes[n])).astype(
+                np.float32)
+        w[f"blk.{i}.attn_norm.weight"] = np.ones(8, np.float32)
+        w[f"blk.{i}.ffn_norm.weight"] = np.ones(8, np.float32)
+    return Llama(config=cfg, weights=w)
+
+
+def test_sequential_corrections_start_layer_wise_and_fit_propagated_inputs() -> None:
+    model = _tiny_llama(2, 4)
+    ids = np.random.default_rng(5).integers(0, 20, 48)
+    names = model.linear_weight_names()
+    q = {n: quantize_groupwise(model.weights[n], bits=2, group=4) for n in names}
+    seq = sequential_corrections(model, ids, window=16, quantized=q, rank=1)
+    grams = calibration_grams(model, ids, window=16)
+    for n in names[:3]:  # block 0 sees the FP inputs: the layer-wise fit (in FP16)
+        e = model.weights[n].astype(np.float64) - q[n]
+        a, b = whitened_correction(e, grams[n], 1)
+        ab = a.astype(np.float16).astype(np.float64) @ b.astype(np.float16).astype(np.float64)
+        np.testing.assert_allclose(seq[n], (q[n] + ab).astype(np.float32), atol=1e-6)
+    # Block 1's q: on the inputs of the corrected block 0 the sequential fit reproduces the
+    # FP layer's outputs better than the layer-wise fit does.
+    got: dict[str, list[np.ndarray]] = {"fp": [], "q": []}
+    layer_wise = {n: q[n] + np.dot(*whitened_correction(
+        model.weights[n].astype(np.float64) - q[n], grams[n], 1)) for n in names}
+    name = "blk.1.attn_q.weight"
+    for key, wts in (("fp", None), ("q", {n: seq[n] for n in names[:7]})):
+        for s in range(0, 48, 16):
+            model.forward(ids[s : s + 16], weights=wts, on_linear=lambda nm, x, k=key: (
+                got[k].append(np.asarray(x, np.float64)) if nm == name else None))
+    x_fp, x_q = np.vstack(got["fp"]), np.vstack(got["q"])
+    y = x_fp @ model.weights[name].T.astype(np.float64)
+    err_seq = np.sum((y - x_q @ seq[name].T.astype(np.float64)) ** 2)
+    err_lw = np.sum((y - x_q @ layer_wise[name].T) ** 2)
+    assert err_seq < err_lw
 
 
 def test_memory_model_closed_forms() -> None:

@@ -7,6 +7,7 @@ from .lrec import (
     lowrank_bits,
     output_error,
     quantize_groupwise,
+    sequential_corrections,
     svd_correction,
     whitened_correction,
 )
@@ -24,7 +25,7 @@ from .memory import (
 from .study import LrecSetup, budget_rank, lrec_rows, lrec_setup, memory_rows, run
 
 __all__ = ["run", "LrecSetup", "lrec_setup", "lrec_rows", "memory_rows", "budget_rank",
-           "quantize_groupwise", "groupwise_bits_per_weight", "lowrank_bits", "svd_correction",
+           "quantize_groupwise", "groupwise_bits_per_weight", "lowrank_bits", "svd_correction", "sequential_corrections",
            "whitened_correction", "output_error", "calibration_grams", "LLAMA_7B",
            "DecoderDims", "FineTuneSetup", "MemoryBreakdown", "activation_bytes",
            "finetune_memory", "lora_param_count", "param_count", "weight_bytes"]

@@ -35,6 +35,7 @@ __all__ = [
     "output_error",
     "calibration_grams",
     "lowrank_bits",
+    "sequential_corrections",
 ]
 
 #: Candidate shrink factors of the min-max clipping range (1.0 = plain min-max).
@@ -188,3 +189,72 @@ def calibration_grams(model: Llama, ids: np.ndarray, *, window: int,
         raise ConfigError(f"no calibration input reached {sorted(missing)[0]!r}",
                           field="names")
     return grams
+
+
+class _StopForward(Exception):
+    """Raised by a hook to end a forward pass once the block of interest has been seen."""
+
+
+def _block_inputs(model: Llama, ids: np.ndarray, window: int, block: int,
+                  weights: Mapping[str, np.ndarray] | None) -> dict[str, list[np.ndarray]]:
+    """The inputs of block ``block``'s linear weights, per window (the pass stops there)."""
+    prefix = f"blk.{block}."
+    last = f"{prefix}ffn_down.weight"
+    got: dict[str, list[np.ndarray]] = {}
+
+    def hook(name: str, x: np.ndarray) -> None:
+        if name.startswith(prefix):
+            got.setdefault(name, []).append(np.asarray(x, np.float64))
+            if name == last:
+                raise _StopForward
+
+    for s in range(0, ids.size, window):
+        try:
+            model.forward(ids[s : s + window], weights=weights, on_linear=hook)
+        except _StopForward:
+            pass
+    return got
+
+
+def sequential_corrections(model: Llama, ids: np.ndarray, *, window: int,
+                           quantized: Mapping[str, np.ndarray], rank: int,
+                           damping: float = DAMPING) -> dict[str, np.ndarray]:
+    """``Q + A B`` per block linear weight, fitted block by block with error propagation.
+
+    For block ``i`` the inputs ``Xq`` come from the model whose blocks ``< i`` are already
+    quantized and corrected (block ``i`` itself still FP), the targets from the FP model's
+    inputs ``X``: ``A B`` minimizes ``||X W^T - Xq (Q + A B)^T||_F``. The unconstrained
+    optimum, ridge-regularized towards ``W``, is ``T = W + W (G - Hq)^T Hd^-1`` (``G = Xq^T X``,
+    ``Hq = Xq^T Xq``, ``Hd = Hq + lambda I``); the rank-``r`` optimum is
+    :func:`whitened_correction` of ``T - Q`` in the ``Hd`` metric (exact: the objective is
+    ``||(T - Q - A B) L||^2`` + a constant, ``Hd = L L^T``).
+    """
+    ids = np.asarray(ids, np.int64)
+    out: dict[str, np.ndarray] = {}
+    # The FP inputs of every block in one pass, kept in float32 (q/k/v and gate/up share
+    # one array each).
+    fp_all: dict[str, list[np.ndarray]] = {}
+
+    def keep(name: str, x: np.ndarray) -> None:
+        fp_all.setdefault(name, []).append(np.asarray(x, np.float32))
+
+    for s in range(0, ids.size, window):
+        model.forward(ids[s : s + window], on_linear=keep)
+    for i in range(model.config.num_layers):
+        q_in = _block_inputs(model, ids, window, i, out)
+        for name, xq in q_in.items():
+            xs = [np.asarray(x, np.float64) for x in fp_all.pop(name)]
+            hq = sum(x.T @ x for x in xq)
+            g = sum(a.T @ b for a, b in zip(xq, xs, strict=True))
+            lam = damping * float(np.mean(np.diag(hq)) or 1.0)
+            hd = hq + lam * np.eye(hq.shape[0])
+            w = np.asarray(model.weights[name], np.float64)
+            # Ridge towards W: min ||X W^T - Xq T^T||^2 + lambda ||T - W||^2 gives
+            # T = W + W (G - Hq)^T Hd^-1 (Hd symmetric); T = W when Xq = X.
+            target = w + np.linalg.solve(hd, (g - hq) @ w.T).T
+            qn = np.asarray(quantized[name], np.float64)
+            a, b = whitened_correction(target - qn, hq, rank, damping=damping)
+            a16 = a.astype(np.float16).astype(np.float64)
+            b16 = b.astype(np.float16).astype(np.float64)
+            out[name] = (qn + a16 @ b16).astype(np.float32)
+    return out
