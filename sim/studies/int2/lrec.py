@@ -254,6 +254,10 @@ def sequential_corrections(model: Llama, ids: np.ndarray, *, window: int,
             target = w + np.linalg.solve(hd, (g - hq) @ w.T).T
             qn = np.asarray(quantized[name], np.float64)
             a, b = whitened_correction(target - qn, hq, rank, damping=damping)
+            # Balance the factors (same product) so that neither overflows FP16.
+            c = np.sqrt(np.linalg.norm(b, axis=1) / np.maximum(np.linalg.norm(a, axis=0),
+                                                                 1e-300))
+            a, b = a * c, b / c[:, None]
             a16 = a.astype(np.float16).astype(np.float64)
             b16 = b.astype(np.float16).astype(np.float64)
             out[name] = (qn + a16 @ b16).astype(np.float32)

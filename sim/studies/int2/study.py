@@ -64,6 +64,7 @@ class LrecSetup:
     extra_ranks: tuple[int, ...]
     gen_tokens: int
     prompts: tuple[str, ...]
+    sequential: bool = False
 
 
 def lrec_setup(*, quick: bool) -> LrecSetup:
@@ -199,7 +200,7 @@ def lrec_rows(setup: LrecSetup) -> tuple[list[dict[str, Any]], list[dict[str, An
                 samples += _generate(model, tok, corr, setup.prompts, setup.gen_tokens,
                                      f"INT2 + LREC (r={r})")
             del corr
-        if bits == 2 and not setup.quick:
+        if bits == 2 and setup.sequential:
             # Error propagation: block by block on the corrected model's own inputs.
             seq = sequential_corrections(model, calib, window=setup.window, quantized=q,
                                          rank=rank)
@@ -350,18 +351,19 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
         res.observations.append(Observation(
             metric="INT2 perplexity with data-free SVD correction (same rank)",
             ours=svd2["perplexity"], note="the calibration-whitened fit vs plain SVD of W-Q"))
-        sq2 = _pick(rows, 2, "LREC (sequential)", r2)
-        res.observations.append(Observation(
-            metric=f"INT2 + sequential LREC (error propagation) r={r2} perplexity",
-            ours=sq2["perplexity"], note=f"layer-wise {after2['perplexity']:.4g}; "
-                                         f"{sq2['effective_bits']:.3f} bits/weight"))
+        if setup.sequential:
+            sq2 = _pick(rows, 2, "LREC (sequential)", r2)
+            res.observations.append(Observation(
+                metric=f"INT2 + sequential LREC (error propagation) r={r2} perplexity",
+                ours=sq2["perplexity"], note=f"layer-wise {after2['perplexity']:.4g}; "
+                                             f"{sq2['effective_bits']:.3f} bits/weight"))
         for r in setup.extra_ranks:
             x = _pick(rows, 2, "LREC (whitened)", r)
             res.observations.append(Observation(
                 metric=f"INT2 + LREC r={r} perplexity", ours=x["perplexity"],
                 note=f"{x['effective_bits']:.3f} bits/weight"))
     labs = ["FP", "INT2", f"INT2 + LREC (r={r2})"]
-    if not quick:
+    if setup.sequential:
         labs.append(f"INT2 + LREC sequential (r={r2})")
     for lab in labs:
         ps = [s["fp_model_ppl_of_continuation"] for s in samples if s["model"] == lab]
