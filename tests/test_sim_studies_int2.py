@@ -169,7 +169,9 @@ def test_sequential_corrections_start_layer_wise_and_fit_propagated_inputs() -> 
         e = model.weights[n].astype(np.float64) - q[n]
         a, b = whitened_correction(e, grams[n], 1)
         ab = a.astype(np.float16).astype(np.float64) @ b.astype(np.float16).astype(np.float64)
-        np.testing.assert_allclose(seq[n], (q[n] + ab).astype(np.float32), atol=1e-6)
+        # Equal up to the FP16 rounding of the (differently balanced) stored factors.
+        np.testing.assert_allclose(seq[n], (q[n] + ab).astype(np.float32),
+                                   atol=2e-3 * float(np.abs(ab).max()) + 1e-6)
     # Block 1's q: on the inputs of the corrected block 0 the sequential fit reproduces the
     # FP layer's outputs better than the layer-wise fit does.
     got: dict[str, list[np.ndarray]] = {"fp": [], "q": []}
