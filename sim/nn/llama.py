@@ -179,6 +179,7 @@ class Llama:
                 weights: Mapping[str, np.ndarray] | None = None,
                 attention_fn: AttentionFn | None = None,
                 capture_qkv: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
+                on_linear: Callable[[str, np.ndarray], None] | None = None,
                 ) -> np.ndarray:
         """Logits ``(T, vocab)`` for token ids ``(T,)`` (one sequence, causal).
 
@@ -192,6 +193,9 @@ class Llama:
         capture_qkv : list, optional
             Receives one ``(q, k, v)`` per layer (after RoPE; ``q`` ``(H, T, d)``, ``k``,
             ``v`` ``(H_kv, T, d)``).
+        on_linear : callable, optional
+            Called as ``on_linear(weight_name, x)`` with the ``(T, in)`` input of every block
+            linear layer before it is applied (calibration statistics of a quantizer).
         """
         c = self.config
         ids = np.asarray(ids, np.int64)
@@ -206,20 +210,26 @@ class Llama:
         t, hd = ids.size, c.head_dim
         pos = np.arange(t)
         x = np.asarray(w["token_embd.weight"][ids], np.float32)
+
+        def lin(name: str, a: np.ndarray) -> np.ndarray:
+            if on_linear is not None:
+                on_linear(name, a)
+            return np.asarray(a @ w[name].T)
+
         for i in range(c.num_layers):
             p = f"blk.{i}."
             h = rms_norm(x, w[p + "attn_norm.weight"], c.norm_eps)
-            q = (h @ w[p + "attn_q.weight"].T).reshape(t, c.num_heads, hd).transpose(1, 0, 2)
-            k = (h @ w[p + "attn_k.weight"].T).reshape(t, c.num_kv_heads, hd).transpose(1, 0, 2)
-            v = (h @ w[p + "attn_v.weight"].T).reshape(t, c.num_kv_heads, hd).transpose(1, 0, 2)
+            q = lin(p + "attn_q.weight", h).reshape(t, c.num_heads, hd).transpose(1, 0, 2)
+            k = lin(p + "attn_k.weight", h).reshape(t, c.num_kv_heads, hd).transpose(1, 0, 2)
+            v = lin(p + "attn_v.weight", h).reshape(t, c.num_kv_heads, hd).transpose(1, 0, 2)
             q, k = rope(q, pos, c.rope_base), rope(k, pos, c.rope_base)
             if capture_qkv is not None:
                 capture_qkv.append((q, k, np.asarray(v, np.float32)))
             o = causal_gqa_attention(q, k, v, attention_fn=attention_fn)
-            x = x + o.transpose(1, 0, 2).reshape(t, c.dim) @ w[p + "attn_output.weight"].T
+            x = x + lin(p + "attn_output.weight", o.transpose(1, 0, 2).reshape(t, c.dim))
             h = rms_norm(x, w[p + "ffn_norm.weight"], c.norm_eps)
-            g = silu(h @ w[p + "ffn_gate.weight"].T) * (h @ w[p + "ffn_up.weight"].T)
-            x = (x + g @ w[p + "ffn_down.weight"].T).astype(np.float32)
+            g = silu(lin(p + "ffn_gate.weight", h)) * lin(p + "ffn_up.weight", h)
+            x = (x + lin(p + "ffn_down.weight", g)).astype(np.float32)
         x = rms_norm(x, w["output_norm.weight"], c.norm_eps)
         head = w.get("output.weight", w["token_embd.weight"])
         return np.asarray(x @ np.asarray(head, np.float32).T, np.float32)
