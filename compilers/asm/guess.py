@@ -43,6 +43,7 @@ __all__ = ["GuessModel", "Guess", "GuessedInstr", "LOW_CONFIDENCE", "PAIR_SOURCE
 LOW_CONFIDENCE = 0.9
 _BACKOFF_WEIGHT = 0.3
 _LITERAL_UNSURE = 0.5
+_FIXED_ROLE = frozenset({"sp", "zero", "ra"})
 
 Token = tuple[object, ...]
 TLine = tuple[object, ...]  # ("I", mnemonic, tokens) or ("L", n) (a generated label)
@@ -207,7 +208,10 @@ class GuessModel:
                 reg, c = op(("S", slots[pick]), where)
                 return reg, c if len(images) == 1 else _LITERAL_UNSURE
             if kind == "R":
-                return Reg(str(t[1])), 1.0
+                # A register gcc's RV64 side used that no source register was paired with:
+                # only the fixed-role ones mean the same in every function.
+                name = str(t[1])
+                return Reg(name), 1.0 if name in _FIXED_ROLE else _LITERAL_UNSURE
             if kind == "I":
                 k, sign = t[1], t[2]
                 assert isinstance(k, int) and isinstance(sign, int)
