@@ -12,7 +12,8 @@ local labels (``.L2``, ``.L4``...) on the blocks the middle end made. The alignm
    instructions, the runs covering the RV64 segment in order. The best alignment is found by
    dynamic programming under a score that is re-estimated by hard EM
    (:func:`align_corpus`): the first pass scores instruction *classes* (load, store, ALU,
-   move, compare, branch, call, return) with an assumed compatibility prior; later passes
+   move, compare, branch, call, return, frame bookkeeping) with an assumed compatibility
+   prior; later passes
    use the counts of (AArch64 key, RV64 mnemonic run) from the previous pass's alignment.
 3. **Normalization into the source's frame and registers**: gcc allocates registers and
    lays out stack frames independently per ISA, so an aligned RV64 run is rewritten before
@@ -53,6 +54,10 @@ _RV_CLASS = {"ld": "ld", "lw": "ld", "lwu": "ld", "lh": "ld", "lhu": "ld", "lb":
              "lbu": "ld", "sd": "st", "sw": "st", "sh": "st", "sb": "st", "call": "call",
              "jal": "call", "ret": "ret", "jr": "ret", "mv": "mov", "li": "mov", "lui": "mov",
              "j": "br"}
+# Registers of stack-frame bookkeeping (sp adjustment, frame pointer and return address
+# saves): an instruction that touches only these is class "frame" on either side.
+_A64_FRAME = frozenset({"sp", "x29", "x30"})
+_RV_FRAME = frozenset({"sp", "s0", "ra"})
 _RV_BRANCHES = frozenset({"beq", "bne", "blt", "bge", "bltu", "bgeu", "bgt", "ble", "bgtu",
                           "bleu", "beqz", "bnez", "bltz", "bgez", "blez", "bgtz"})
 # Assumed compatibility of an AArch64 class with an RV64 class (probability that one RV64
@@ -67,10 +72,16 @@ _PAIRED = {("cmp", "br"), ("cmp", "alu"), ("mov", "alu"), ("alu", "mov")}
 
 def instr_class(ins: Instr, isa: str) -> str:
     """The coarse class of an instruction (``ld``, ``st``, ``alu``, ``mov``, ``cmp``,
-    ``br``, ``call``, ``ret``)."""
+    ``br``, ``call``, ``ret``, or ``frame``: one that touches only the stack pointer, frame
+    pointer and return address)."""
     m = ins.mnemonic
+    regs = set(_regs(ins))
     if isa == "aarch64":
+        if regs and regs <= _A64_FRAME and m not in ("ret", "bl", "blr"):
+            return "frame"
         return "br" if m.startswith("b.") else _A64_CLASS.get(m, "alu")
+    if regs and regs <= _RV_FRAME and m in ("addi", "sd", "ld", "mv"):
+        return "frame"
     return "br" if m in _RV_BRANCHES else _RV_CLASS.get(m, "alu")
 
 
