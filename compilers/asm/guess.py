@@ -298,7 +298,7 @@ PAIR_SOURCES = ("gcc", "rules")
 
 
 def _gcc_pairs(units: Sequence[Unit], opts: Sequence[str]) -> list[tuple[Instr, Sequence[Line]]]:
-    functions = []
+    functions: list[tuple[Function, Function]] = []
     for unit in units:
         for opt in opts:
             a64 = unit.variants[f"aarch64-{opt}"].program()
