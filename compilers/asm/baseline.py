@@ -4,11 +4,12 @@ instruction.
 Rules (the kind of transpiler Guess & Sketch compares against):
 
 * a fixed register map (:data:`REG_MAP`): arguments and return value ``x0-x7 -> a0-a7``,
-  temporaries ``x9-x14 -> t0-t5``, callee-saved ``x19-x28 -> s1-s10``, ``x8 -> s11``, frame
+  temporaries ``x9-x12 -> t0-t3``, callee-saved ``x19-x28 -> s1-s10``, ``x8 -> s11``, frame
   pointer ``x29 -> s0``, link register ``x30 -> ra``, ``sp -> sp``, ``xzr -> zero``;
-  ``x15-x18`` are not mapped (a function using them is not translated);
+  ``x13-x18`` are not mapped (a function using them is not translated; in the corpus only
+  ``fib_rec`` -O2 uses any of them, and it uses ``x15-x18`` too);
 * flags become explicit compares: a flag-setting instruction copies its two compare operands
-  into ``gp``/``tp`` (:data:`FLAG_REGS`) and every flag reader (``b.cond``, ``csel``,
+  into ``t4``/``t5`` (:data:`FLAG_REGS`) and every flag reader (``b.cond``, ``csel``,
   ``cset``...) compares those two registers;
 * addressing modes expand to address arithmetic in ``t6`` (:data:`SCRATCH`), pre/post-index
   write-back to an explicit ``addi``;
@@ -17,8 +18,10 @@ Rules (the kind of transpiler Guess & Sketch compares against):
 * the calling convention maps one to one (same argument/return registers, ``bl -> call``,
   ``ret -> ret``, 16-byte stack alignment on both).
 
-Deviations an emulation run does not see, stated: ``gp``/``tp``/``t6`` are used as scratch
-(the RV64 psABI reserves ``gp``/``tp``), and ``x8`` lands in a callee-saved register.
+The scratch registers ``t4``/``t5``/``t6`` are caller-saved temporaries under the RV64
+psABI, so a translated function may clobber them, and AAPCS64 does not preserve NZCV across
+calls either (``gp``/``tp``, reserved by the psABI, were used before and are no longer).
+Deviation an emulation run does not see, stated: ``x8`` lands in a callee-saved register.
 Unsupported: ``ccmp``/``ccmn`` with a flag state no compare can produce (unless the
 conditions read before the next flag write cannot tell it from one that can), ``bfi``/``bfxil``,
 32-bit ``ror``, overflow conditions ``vs``/``vc``. Approximations, found by emulation or by
@@ -38,14 +41,14 @@ __all__ = ["REG_MAP", "FLAG_REGS", "SCRATCH", "Translation", "translate"]
 
 #: AArch64 register -> RV64 register.
 REG_MAP: dict[str, str] = (
-    {f"x{i}": f"a{i}" for i in range(8)} | {f"x{9 + i}": f"t{i}" for i in range(6)}
+    {f"x{i}": f"a{i}" for i in range(8)} | {f"x{9 + i}": f"t{i}" for i in range(4)}
     | {f"x{19 + i}": f"s{1 + i}" for i in range(10)}
     | {"x8": "s11", "x29": "s0", "x30": "ra", "sp": "sp", "xzr": "zero"})
 #: The RV64 registers holding the operands of the last compare (the flags).
-FLAG_REGS = ("gp", "tp")
+FLAG_REGS = ("t4", "t5")
 #: The scratch register of address and operand expansion.
 SCRATCH = "t6"
-_FL, _FR, _T = Reg("gp"), Reg("tp"), Reg(SCRATCH)
+_FL, _FR, _T = Reg(FLAG_REGS[0]), Reg(FLAG_REGS[1]), Reg(SCRATCH)
 _ZERO = Reg("zero")
 _INVERT = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt", "lo": "hs",
            "hs": "lo", "cc": "cs", "cs": "cc", "hi": "ls", "ls": "hi", "mi": "pl", "pl": "mi"}
@@ -152,7 +155,7 @@ class _Emitter:
         raise self.err(f"unsupported operand modifier {mod}")
 
     def set_flags(self, lhs: Reg, rhs_ops: tuple[object, ...], bits: int, negate: bool) -> None:
-        """gp/tp := the operands of an equivalent compare (``cmp lhs, rhs`` or, for
+        """t4/t5 := the operands of an equivalent compare (``cmp lhs, rhs`` or, for
         ``cmn``, ``cmp lhs, -rhs``)."""
         rhs = self.op2(rhs_ops, bits, into=_FR)
         if bits == 32:
@@ -382,7 +385,7 @@ class _Emitter:
         if m in ("add", "sub", "adds", "subs"):
             rn = self.reg(ops[1])
             if m in ("adds", "subs"):
-                # gp/tp := (rn, op2) for subs, (rn, -op2) for adds: the result is gp - tp
+                # t4/t5 := (rn, op2) for subs, (rn, -op2) for adds: the result is t4 - t5
                 self.set_flags(rn, ops[2:], bits, negate=m == "adds")
                 self.emit("sub", rd, _FL, _FR)
             else:
@@ -540,7 +543,7 @@ class _Emitter:
 
 def _nzcv_pairs(bits: int) -> dict[int, tuple[int, int]]:
     """For each NZCV value some ``bits``-wide ``cmp a, b`` produces, one such (a, b) as
-    sign-extended values (how gp/tp hold a compare's operands); found by enumerating a few
+    sign-extended values (how t4/t5 hold a compare's operands); found by enumerating a few
     boundary constants (cheaper than solving, and exact)."""
     mask = (1 << bits) - 1
     top = 1 << (bits - 1)

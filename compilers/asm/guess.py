@@ -30,18 +30,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import DSLError
+from ...errors import ConfigError, DSLError
+from .align import align_corpus
 from .baseline import REG_MAP, translate
 from .corpus import Unit
 from .ir import Cond, Function, Hole, Imm, Instr, LabelDef, Line, Mem, Program, Reg, Shift, Sym
 
-__all__ = ["GuessModel", "Guess", "GuessedInstr", "LOW_CONFIDENCE", "train_guess",
+__all__ = ["GuessModel", "Guess", "GuessedInstr", "LOW_CONFIDENCE", "PAIR_SOURCES", "train_guess",
            "slot_choices"]
 
 #: Tokens below this confidence are flagged (and become holes for the sketch).
 LOW_CONFIDENCE = 0.9
 _BACKOFF_WEIGHT = 0.3
 _LITERAL_UNSURE = 0.5
+_FIXED_ROLE = frozenset({"sp", "zero", "ra"})
 
 Token = tuple[object, ...]
 TLine = tuple[object, ...]  # ("I", mnemonic, tokens) or ("L", n) (a generated label)
@@ -158,6 +160,7 @@ class GuessModel:
     literal_stable: dict[tuple[object, ...], bool] = field(default_factory=dict)
     train_seconds: float = 0.0
     pairs: int = 0
+    pair_source: str = "gcc"
 
     @property
     def size(self) -> int:
@@ -205,7 +208,10 @@ class GuessModel:
                 reg, c = op(("S", slots[pick]), where)
                 return reg, c if len(images) == 1 else _LITERAL_UNSURE
             if kind == "R":
-                return Reg(str(t[1])), 1.0
+                # A register gcc's RV64 side used that no source register was paired with:
+                # only the fixed-role ones mean the same in every function.
+                name = str(t[1])
+                return Reg(name), 1.0 if name in _FIXED_ROLE else _LITERAL_UNSURE
             if kind == "I":
                 k, sign = t[1], t[2]
                 assert isinstance(k, int) and isinstance(sign, int)
@@ -287,21 +293,24 @@ class GuessModel:
         return guess
 
 
-def train_guess(units: Sequence[Unit], *, opts: Sequence[str] = ("O0", "O2"),
-                seed: int = 0) -> GuessModel:
-    """Fit GUESS on the training units' instruction pairs (see the module docstring).
+#: Where GUESS's training pairs come from (see :func:`train_guess`).
+PAIR_SOURCES = ("gcc", "rules")
 
-    ``seed`` orders the training units (the counts do not depend on it; it is kept so the
-    call is deterministic by contract like every stochastic step).
-    """
-    t0 = time.perf_counter()
-    order = np.random.default_rng(seed).permutation(len(units))
-    table: dict[tuple[object, ...], Counter[Template]] = defaultdict(Counter)
-    backoff: dict[tuple[object, ...], Counter[Template]] = defaultdict(Counter)
-    literal_imms: dict[tuple[object, ...], set[tuple[int, ...]]] = defaultdict(set)
-    pairs = 0
-    for i in order:
-        unit = units[int(i)]
+
+def _gcc_pairs(units: Sequence[Unit], opts: Sequence[str]) -> list[tuple[Instr, Sequence[Line]]]:
+    functions: list[tuple[Function, Function]] = []
+    for unit in units:
+        for opt in opts:
+            a64 = unit.variants[f"aarch64-{opt}"].program()
+            rv = unit.variants[f"riscv64-{opt}"].program()
+            functions.extend((fn, rv.functions[name]) for name, fn in a64.functions.items()
+                             if name in rv.functions)
+    return [(p.source, p.target) for p in align_corpus(functions)]
+
+
+def _rule_pairs(units: Sequence[Unit], opts: Sequence[str]) -> list[tuple[Instr, Sequence[Line]]]:
+    out: list[tuple[Instr, Sequence[Line]]] = []
+    for unit in units:
         for opt in opts:
             source = unit.variants[f"aarch64-{opt}"].program()
             try:
@@ -310,24 +319,50 @@ def train_guess(units: Sequence[Unit], *, opts: Sequence[str] = ("O0", "O2"),
                 continue  # the rules do not cover this unit: no pairs from it
             for name, fn in source.functions.items():
                 rv_lines = tr.program.functions[name].lines
-                for ins, (lo, hi) in zip(fn.instrs, tr.instr_spans[name], strict=True):
-                    key, coarse, regs, imms, labels = _abstract(ins)
-                    template = _target_template(rv_lines[lo:hi], regs, imms, labels)
-                    table[key][template] += 1
-                    backoff[coarse][template] += 1
-                    pairs += 1
-                    for n, tl in enumerate(template):
-                        if tl[0] != "I":
-                            continue
-                        toks = tl[2]
-                        assert isinstance(toks, tuple)
-                        for j, t in enumerate(toks):
-                            for where in _literals((key, template, n, j), t):
-                                literal_imms[where].add(tuple(imms))
+                out.extend((ins, rv_lines[lo:hi])
+                           for ins, (lo, hi) in zip(fn.instrs, tr.instr_spans[name], strict=True))
+    return out
+
+
+def train_guess(units: Sequence[Unit], *, opts: Sequence[str] = ("O0", "O2"),
+                pairs: str = "gcc", seed: int = 0) -> GuessModel:
+    """Fit GUESS on the training units' instruction pairs.
+
+    ``pairs="gcc"`` (the default) aligns gcc's own AArch64 and RV64 compilations of each
+    training function (:mod:`.align`: blocks by shared label, instructions by a monotone
+    hard-EM alignment, RV64 registers and stack slots normalized into the source's);
+    ``pairs="rules"`` pairs each instruction with what the engineered rules
+    (:mod:`.baseline`) make of it (the earlier, weaker-founded training data).
+    ``seed`` orders the training units (the counts do not depend on it; it is kept so the
+    call is deterministic by contract like every stochastic step).
+    """
+    if pairs not in PAIR_SOURCES:
+        raise ConfigError(f"pairs={pairs!r}: allowed values are {PAIR_SOURCES}")
+    t0 = time.perf_counter()
+    order = np.random.default_rng(seed).permutation(len(units))
+    ordered = [units[int(i)] for i in order]
+    data = _gcc_pairs(ordered, opts) if pairs == "gcc" else _rule_pairs(ordered, opts)
+    table: dict[tuple[object, ...], Counter[Template]] = defaultdict(Counter)
+    backoff: dict[tuple[object, ...], Counter[Template]] = defaultdict(Counter)
+    literal_imms: dict[tuple[object, ...], set[tuple[int, ...]]] = defaultdict(set)
+    for ins, target in data:
+        key, coarse, regs, imms, labels = _abstract(ins)
+        template = _target_template(target, regs, imms, labels)
+        table[key][template] += 1
+        backoff[coarse][template] += 1
+        for n, tl in enumerate(template):
+            if tl[0] != "I":
+                continue
+            toks = tl[2]
+            assert isinstance(toks, tuple)
+            for j, t in enumerate(toks):
+                for where in _literals((key, template, n, j), t):
+                    literal_imms[where].add(tuple(imms))
     # A literal is trusted when it stayed the same across different source immediates, or
     # when the source has no immediates it could depend on.
     stable = {w: len(seen) > 1 or seen == {()} for w, seen in literal_imms.items()}
-    return GuessModel(dict(table), dict(backoff), stable, time.perf_counter() - t0, pairs)
+    return GuessModel(dict(table), dict(backoff), stable, time.perf_counter() - t0, len(data),
+                      pairs)
 
 
 def _literals(where: tuple[object, ...], t: Token) -> list[tuple[object, ...]]:

@@ -21,7 +21,7 @@ from ...errors import DSLError
 from .baseline import REG_MAP
 from .blocks import basic_blocks
 from .guess import LOW_CONFIDENCE, Guess, GuessedInstr, GuessModel, slot_choices
-from .ir import Function, Hole, Imm, Instr, LabelDef, Line, Program
+from .ir import Function, Hole, Imm, Instr, LabelDef, Line, Program, Reg, Shift, Sym
 from .symbolic import check_equivalence, fill_holes
 
 __all__ = ["SketchResult", "sketch", "MAX_SKETCHES", "MAX_QUERIES"]
@@ -31,6 +31,10 @@ MAX_QUERIES = 40
 #: Candidate combinations tried per block.
 MAX_SKETCHES = 96
 _BRANCHES = ("beq", "bne", "blt", "bge", "bltu", "bgeu")
+_ALL_BRANCHES = _BRANCHES + ("bgt", "ble", "bgtu", "bleu")
+_RV_BRANCH_Z = {"beqz": "beq", "bnez": "bne", "bltz": "blt", "bgez": "bge", "blez": "ble",
+                "bgtz": "bgt"}
+_COMPARES = frozenset({"cmp"})
 _FLAG_MNEMONICS = frozenset({"cmp", "cmn", "tst", "ccmp", "ccmn", "adds", "subs", "ands",
                              "negs", "csel", "csinc", "csinv", "csneg", "cset", "csetm",
                              "cinc", "cinv", "cneg"})
@@ -104,7 +108,7 @@ def _repair(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInst
         if not _flagged(g):
             options.append([(g.lines, [])])
             continue
-        alts = _alternatives(model, g, f"{fresh}_{k}")
+        alts = _alternatives(model, g, f"{fresh}_{k}", _compare_operands(block_src[:k]))
         if not alts:
             return None
         if not _uses_flags(g.source):
@@ -125,11 +129,62 @@ def _uses_flags(ins: Instr) -> bool:
     return m.startswith("b.") or m in _FLAG_MNEMONICS
 
 
-def _alternatives(model: GuessModel, g: GuessedInstr, fresh: str
+def _compare_operands(before: Sequence[Instr]) -> tuple[Reg, Reg] | None:
+    """The RV64 images of the operands of the last compare in ``before`` (register or zero
+    second operand), which a conditional branch after it reads through the flags."""
+    for ins in reversed(before):
+        if ins.mnemonic in _COMPARES:
+            ops = [o for o in ins.operands if not isinstance(o, Shift)]
+            if len(ops) != 2 or not isinstance(ops[0], Reg) or ops[0].name not in _MAP:
+                return None
+            first = Reg(_MAP[ops[0].name])
+            if isinstance(ops[1], Reg) and ops[1].name in _MAP:
+                return first, Reg(_MAP[ops[1].name])
+            second = ops[1]
+            if (isinstance(second, Imm) and second.value == 0) or (
+                    isinstance(second, Reg) and second.name == "xzr"):
+                return first, Reg("zero")
+            return None
+        if _uses_flags(ins):
+            return None  # another flag writer/reader in between: not a plain compare
+    return None
+
+
+def _carried(lines: list[Line], ops: tuple[Reg, Reg]) -> list[list[Line]]:
+    """``lines`` with their conditional branch reading the compare's operands ``ops`` (the
+    flags carried from the compare into the branch): the guessed opcode first, then every
+    other signed/unsigned relation, each in both operand orders."""
+    out: list[list[Line]] = []
+    for n, ln in enumerate(lines):
+        if not isinstance(ln, Instr) or not ln.operands or not isinstance(ln.operands[-1], Sym):
+            continue
+        m = _RV_BRANCH_Z.get(ln.mnemonic, ln.mnemonic)
+        if m not in _ALL_BRANCHES:
+            continue
+        target = ln.operands[-1]
+        for mnem in (m,) + tuple(b for b in _ALL_BRANCHES if b != m):
+            for a, b in (ops, ops[::-1]):
+                alt = list(lines)
+                alt[n] = Instr(mnem, (a, b, target), ln.line, ln.file)
+                out.append(alt)
+    return out
+
+
+def _alternatives(model: GuessModel, g: GuessedInstr, fresh: str,
+                  compare: tuple[Reg, Reg] | None = None
                   ) -> list[tuple[list[Line], list[str]]]:
-    """GUESS's top templates for ``g`` with holes, every ambiguous-slot choice, and (for
-    back-off templates) every compare-branch opcode."""
+    """GUESS's top templates for ``g`` with holes, every ambiguous-slot choice, (for
+    back-off templates) every compare-branch opcode, and, for a conditional branch after a
+    compare in the block, the branch reading the compare's operands (``compare``)."""
     alts: list[tuple[list[Line], list[str]]] = []
+    if compare is not None and g.source.mnemonic.startswith("b."):
+        for j, (template, p, _) in enumerate(model.candidates(g.source)[:3]):
+            try:
+                lines, _, holes = model.instantiate(template, g.source, f"{fresh}_c{j}",
+                                                    holes=True, p=p)
+            except DSLError:
+                continue
+            alts.extend((v, holes) for v in _carried(lines, compare))
     for j, (template, p, backoff) in enumerate(model.candidates(g.source)[:3]):
         for c, choice in enumerate(slot_choices(template)):
             try:
