@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -350,19 +351,28 @@ def train_guess(units: Sequence[Unit], *, opts: Sequence[str] = ("O0", "O2"),
         template = _target_template(target, regs, imms, labels)
         table[key][template] += 1
         backoff[coarse][template] += 1
-        for n, tl in enumerate(template):
-            if tl[0] != "I":
-                continue
-            toks = tl[2]
-            assert isinstance(toks, tuple)
-            for j, t in enumerate(toks):
-                for where in _literals((key, template, n, j), t):
-                    literal_imms[where].add(tuple(imms))
+        for n, j, t in _instruction_tokens(template):
+            for where in _literals((key, template, n, j), t):
+                literal_imms[where].add(tuple(imms))
     # A literal is trusted when it stayed the same across different source immediates, or
     # when the source has no immediates it could depend on.
     stable = {w: len(seen) > 1 or seen == {()} for w, seen in literal_imms.items()}
     return GuessModel(dict(table), dict(backoff), stable, time.perf_counter() - t0, len(data),
                       pairs)
+
+
+def _instruction_tokens(template: Template) -> Iterator[tuple[int, int, Any]]:
+    """Each operand token of ``template``'s instruction lines: (line, position, token).
+
+    Tokens are nested tuples of several shapes (register, slot, literal, memory), hence
+    ``Any``: callers tell them apart by their tag ``t[0]``."""
+    for n, tl in enumerate(template):
+        if tl[0] != "I":
+            continue
+        toks = tl[2]
+        assert isinstance(toks, tuple)
+        for j, t in enumerate(toks):
+            yield n, j, t
 
 
 def _literals(where: tuple[object, ...], t: Token) -> list[tuple[object, ...]]:
@@ -376,14 +386,9 @@ def _literals(where: tuple[object, ...], t: Token) -> list[tuple[object, ...]]:
 def slot_choices(template: Template) -> list[dict[tuple[int, int], int]]:
     """Every assignment of the ambiguous slot tokens of ``template`` (at most 16)."""
     spots: list[tuple[tuple[int, int], int]] = []
-    for n, tl in enumerate(template):
-        if tl[0] != "I":
-            continue
-        toks = tl[2]
-        assert isinstance(toks, tuple)
-        for j, t in enumerate(toks):
-            if isinstance(t, tuple) and t[0] == "SA":
-                spots.append(((n, j), len(t[1])))
+    for n, j, t in _instruction_tokens(template):
+        if isinstance(t, tuple) and t[0] == "SA":
+            spots.append(((n, j), len(t[1])))
     out: list[dict[tuple[int, int], int]] = [{}]
     for spot, n_opts in spots:
         out = [c | {spot: k} for c in out for k in range(n_opts)][:16]
