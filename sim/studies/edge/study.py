@@ -264,7 +264,7 @@ def _region_plot(path: Path, rows: list[dict[str, Any]], bws: list[float],
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
-    fig = Figure(figsize=(4.0 * len(MODELS), 3.2))
+    fig = Figure(figsize=(4.0 * len(MODELS), 3.5))
     cmap = ListedColormap(["tab:green", "tab:orange", "tab:blue"])
     for j, model in enumerate(MODELS):
         ax = fig.add_subplot(1, len(MODELS), j + 1)
@@ -283,8 +283,8 @@ def _region_plot(path: Path, rows: list[dict[str, Any]], bws: list[float],
     handles = [Patch(color=c, label=t)
                for c, t in zip(("tab:green", "tab:orange", "tab:blue"), TIER_NAMES,
                                strict=True)]
-    fig.legend(handles=handles, loc="upper right", fontsize=7)
-    fig.tight_layout()
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=7)
+    fig.tight_layout(rect=(0.0, 0.06, 1.0, 1.0))
     return save_figure(fig, path)
 
 
