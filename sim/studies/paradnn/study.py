@@ -333,7 +333,10 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     res.comparisons.append(Comparison(
         metric="mean RNN utilization (attainable/peak), Skylake over the best other platform",
         published="CPU achieves the highest FLOPS utilization on RNNs", ours=ratio_ideal,
-        band=Band.above(1.0), expected=Status.NOT_REPRODUCED, unit="x",
+        band=Band.above(1.0), unit="x",
+        # Skylake's ridge is the lowest, so the ratio is >= 1 by construction; it exceeds 1
+        # by the few RNNs that are memory-bound on the other platforms (small batch).
+        expected=Status.REPRODUCED,
         assumption=f"{roof}; recurrent weights read once per sequence (the generator's "
                    "traffic), so most RNNs are compute-bound, at utilization 1, everywhere",
         note=f"{len(rnn)} models; means {med_ideal}. Weights re-read every step: "
