@@ -13,6 +13,7 @@ from archsim.sim.studies import Status
 from archsim.sim.studies.paradnn import (
     PLATFORMS,
     ModelPoint,
+    Platform,
     attainable_flops,
     loglinear_fit,
     model_point,
@@ -20,7 +21,7 @@ from archsim.sim.studies.paradnn import (
 )
 
 
-def _platform(name: str):  # type: ignore[no-untyped-def]
+def _platform(name: str) -> Platform:
     return next(p for p in PLATFORMS if p.name == name)
 
 
