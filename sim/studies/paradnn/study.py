@@ -232,7 +232,8 @@ def loglinear_fit(rows: Sequence[Mapping[str, Any]], family: str, target: str
     coef, *_ = np.linalg.lstsq(x, y, rcond=None)
     resid = y - x @ coef
     ss_tot = float(np.sum((y - y.mean()) ** 2))
-    r2 = 1.0 - float(np.sum(resid ** 2)) / ss_tot if ss_tot > 0 else 1.0
+    # A constant target (every model on the flat roof) has no variance to explain.
+    r2 = 1.0 - float(np.sum(resid ** 2)) / ss_tot if ss_tot > 0 else math.nan
     return dict(zip(names, (float(c) for c in coef), strict=True)), r2
 
 
