@@ -93,3 +93,12 @@ def test_quick_run(tmp_path: Path) -> None:
         == models
     assert (tmp_path / "wins_attainable.csv").exists()
     assert (tmp_path / "comparisons.csv").exists()
+
+
+def test_platform_validates_fields() -> None:
+    with pytest.raises(ConfigError, match="mem_bw_bytes_per_s"):
+        Platform(name="x", peak_flops_per_s={"fp32": 1e12}, mem_bw_bytes_per_s=0.0,
+                 dtype_by_family={"fc": "fp32", "cnn": "fp32", "rnn": "fp32"}, source="t")
+    with pytest.raises(ConfigError, match="dtype_by_family"):
+        Platform(name="x", peak_flops_per_s={"fp32": 1e12}, mem_bw_bytes_per_s=1e9,
+                 dtype_by_family={"fc": "fp32", "cnn": "bf16", "rnn": "fp32"}, source="t")
