@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from operator import attrgetter
 
 from archsim.errors import ConfigError
 
@@ -193,18 +194,13 @@ def optimal_split(
         raise ConfigError(f"unknown objective {objective!r}", field="objective",
                           allowed=("latency", "energy"))
     n = len(layers)
-    best: Split | None = None
-    for ce in range(n + 1):
-        if ce < min_device_layers:
-            continue
-        for cc in range(ce, n + 1):
-            s = evaluate_split(layers=layers, input_bytes=input_bytes, device=device,
-                               edge=edge, cloud=cloud, uplink=uplink, wan=wan, cut_edge=ce,
-                               cut_cloud=cc, min_device_layers=min_device_layers)
-            key = s.latency_s if objective == "latency" else s.energy_j
-            if best is None or key < (best.latency_s if objective == "latency"
-                                      else best.energy_j):
-                best = s
+    splits = (evaluate_split(layers=layers, input_bytes=input_bytes, device=device, edge=edge,
+                             cloud=cloud, uplink=uplink, wan=wan, cut_edge=ce, cut_cloud=cc,
+                             min_device_layers=min_device_layers)
+              for ce in range(max(min_device_layers, 0), n + 1) for cc in range(ce, n + 1))
+    # min keeps the first of equal keys: the lexicographic tie rule above.
+    best = min(splits, key=attrgetter("latency_s" if objective == "latency" else "energy_j"),
+               default=None)
     if best is None:
         raise ConfigError("no feasible split", field="min_device_layers")
     return best
