@@ -177,15 +177,16 @@ def _alternatives(model: GuessModel, g: GuessedInstr, fresh: str,
     back-off templates) every compare-branch opcode, and, for a conditional branch after a
     compare in the block, the branch reading the compare's operands (``compare``)."""
     alts: list[tuple[list[Line], list[str]]] = []
+    top = model.candidates(g.source)[:3]
     if compare is not None and g.source.mnemonic.startswith("b."):
-        for j, (template, p, _) in enumerate(model.candidates(g.source)[:3]):
+        for j, (template, p, _) in enumerate(top):
             try:
                 lines, _, holes = model.instantiate(template, g.source, f"{fresh}_c{j}",
                                                     holes=True, p=p)
             except DSLError:
                 continue
             alts.extend((v, holes) for v in _carried(lines, compare))
-    for j, (template, p, backoff) in enumerate(model.candidates(g.source)[:3]):
+    for j, (template, p, backoff) in enumerate(top):
         for c, choice in enumerate(slot_choices(template)):
             try:
                 lines, _, holes = model.instantiate(template, g.source, f"{fresh}_{j}_{c}",
