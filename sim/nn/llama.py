@@ -26,6 +26,7 @@ __all__ = [
     "silu",
     "LINEAR_NAMES",
     "perplexity",
+    "next_token_nll",
 ]
 
 #: The seven linear weights of one block, in GGUF's names.
@@ -234,12 +235,23 @@ class Llama:
         head = w.get("output.weight", w["token_embd.weight"])
         return np.asarray(x @ np.asarray(head, np.float32).T, np.float32)
 
-    def greedy(self, ids: Sequence[int], n_new: int) -> list[int]:
-        """``n_new`` greedy next tokens after ``ids`` (full re-forward per token; short only)."""
+    def greedy(self, ids: Sequence[int], n_new: int, *,
+               weights: Mapping[str, np.ndarray] | None = None) -> list[int]:
+        """``n_new`` greedy next tokens after ``ids`` (full re-forward per token; short only),
+        with ``weights`` in place of the model's own as in :meth:`forward`."""
         out = list(ids)
         for _ in range(n_new):
-            out.append(int(np.argmax(self.forward(out)[-1])))
+            out.append(int(np.argmax(self.forward(out, weights=weights)[-1])))
         return out[len(ids):]
+
+
+def next_token_nll(logits: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Negative log-likelihood of ``targets`` ``(n,)`` under ``logits`` ``(n, vocab)``
+    (row ``i`` predicts ``targets[i]``), by a stable log-sum-exp in float64."""
+    logits = np.asarray(logits, np.float64)
+    mx = logits.max(-1, keepdims=True)
+    lse = mx[:, 0] + np.log(np.exp(logits - mx).sum(-1))
+    return np.asarray(lse - logits[np.arange(logits.shape[0]), np.asarray(targets)])
 
 
 def perplexity(model: Llama, ids: Sequence[int] | np.ndarray, *, window: int,
@@ -257,10 +269,8 @@ def perplexity(model: Llama, ids: Sequence[int] | np.ndarray, *, window: int,
         chunk = ids[s : s + window]
         if chunk.size < 2:
             break
-        logits = model.forward(chunk, weights=weights)[:-1].astype(np.float64)
-        mx = logits.max(-1, keepdims=True)
-        lse = (mx[:, 0] + np.log(np.exp(logits - mx).sum(-1)))
-        nll += float(np.sum(lse - logits[np.arange(chunk.size - 1), chunk[1:]]))
+        logits = model.forward(chunk, weights=weights)[:-1]
+        nll += float(np.sum(next_token_nll(logits, chunk[1:])))
         count += chunk.size - 1
     if count == 0:
         raise ConfigError("need at least 2 tokens to score", field="ids")

@@ -22,7 +22,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ...nn.gguf_model import GGUFTokenizer, build_gguf_tokenizer, load_smollm2, news_token_ids
-from ...nn.llama import Llama, perplexity
+from ...nn.llama import Llama, next_token_nll, perplexity
 from .. import Band, Comparison, Direction, Observation, Status, StudyResult
 from .lrec import (
     calibration_grams,
@@ -119,11 +119,8 @@ def memory_rows() -> list[dict[str, Any]]:
 def continuation_perplexity(model: Llama, prompt: Sequence[int], cont: Sequence[int]) -> float:
     """Perplexity the FP ``model`` assigns to ``cont`` after ``prompt`` (a coherence proxy)."""
     ids = list(prompt) + list(cont)
-    logits = model.forward(ids)[len(prompt) - 1 : -1].astype(np.float64)
-    mx = logits.max(-1, keepdims=True)
-    lse = mx[:, 0] + np.log(np.exp(logits - mx).sum(-1))
-    nll = lse - logits[np.arange(len(cont)), np.asarray(cont)]
-    return math.exp(float(np.mean(nll)))
+    logits = model.forward(ids)[len(prompt) - 1 : -1]
+    return math.exp(float(np.mean(next_token_nll(logits, np.asarray(cont)))))
 
 
 def _generate(model: Llama, tok: GGUFTokenizer, weights: dict[str, np.ndarray] | None,
@@ -131,10 +128,7 @@ def _generate(model: Llama, tok: GGUFTokenizer, weights: dict[str, np.ndarray] |
     out = []
     for p in prompts:
         ids = tok.encode(p)
-        full = list(ids)
-        for _ in range(n_new):  # greedy, a full re-forward per token (short prompts only)
-            full.append(int(np.argmax(model.forward(full, weights=weights)[-1])))
-        cont = full[len(ids):]
+        cont = model.greedy(ids, n_new, weights=weights)
         out.append({"model": label, "prompt": p, "continuation": tok.decode(cont),
                     "fp_model_ppl_of_continuation": continuation_perplexity(model, ids, cont)})
     return out
