@@ -13,6 +13,7 @@ The optimum is found exhaustively: with two cut points there are O(n^2) splits.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -185,10 +186,13 @@ def optimal_split(
     wan: Link,
     objective: str = "latency",
     min_device_layers: int = 0,
+    cuts: Iterable[tuple[int, int]] | None = None,
 ) -> Split:
     """The split minimising ``objective`` (``"latency"`` or ``"energy"``), exhaustively.
 
-    Ties go to the first split in ``(cut_edge, cut_cloud)`` lexicographic order.
+    ``cuts`` restricts the search to these ``(cut_edge, cut_cloud)`` pairs (default: every
+    pair with ``cut_edge >= min_device_layers``). Ties go to the first split in
+    ``(cut_edge, cut_cloud)`` lexicographic order (the order of ``cuts`` when given).
     """
     if objective not in ("latency", "energy"):
         raise ConfigError(f"unknown objective {objective!r}", field="objective",
@@ -197,7 +201,9 @@ def optimal_split(
     splits = (evaluate_split(layers=layers, input_bytes=input_bytes, device=device, edge=edge,
                              cloud=cloud, uplink=uplink, wan=wan, cut_edge=ce, cut_cloud=cc,
                              min_device_layers=min_device_layers)
-              for ce in range(max(min_device_layers, 0), n + 1) for cc in range(ce, n + 1))
+              for ce, cc in (cuts if cuts is not None else
+                             ((ce, cc) for ce in range(max(min_device_layers, 0), n + 1)
+                              for cc in range(ce, n + 1))))
     # min keeps the first of equal keys: the lexicographic tie rule above.
     best = min(splits, key=attrgetter("latency_s" if objective == "latency" else "energy_j"),
                default=None)

@@ -25,7 +25,7 @@ from ....compilers.graph.cnn import resnet50
 from ....compilers.graph.ir import WorkloadGraph
 from ....errors import ConfigError
 from ....outputs import save_figure
-from ...placement import Layer, Link, Split, Tier, evaluate_split, optimal_split
+from ...placement import Layer, Link, Split, Tier, optimal_split
 from ..framework import Band, Comparison, Observation, Status, StudyResult
 
 __all__ = ["Param", "PARAMS", "MODELS", "TIER_NAMES", "ModelChain", "chain_from_graph",
@@ -205,18 +205,11 @@ def best_with(chain: ModelChain, *, device: Tier, up: Link, wan: Link, edge_only
     if min_device_layers >= n and offload:
         raise ConfigError("offload needs min_device_layers < number of layers",
                           field="min_device_layers")
-    best: Split | None = None
-    for ce in range(min_device_layers, n if offload else n + 1):
-        ccs = [n] if edge_only else [ce] if cloud_only else list(range(ce, n + 1))
-        for cc in ccs:
-            s = evaluate_split(layers=chain.layers, input_bytes=chain.input_bytes,
-                               device=device, edge=edge_tier(), cloud=cloud_tier(), uplink=up,
-                               wan=wan, cut_edge=ce, cut_cloud=cc,
-                               min_device_layers=min_device_layers)
-            if best is None or s.latency_s < best.latency_s:
-                best = s
-    assert best is not None  # the cut range is never empty (checked above)
-    return best
+    cuts = [(ce, cc) for ce in range(min_device_layers, n if offload else n + 1)
+            for cc in ([n] if edge_only else [ce] if cloud_only else range(ce, n + 1))]
+    return optimal_split(layers=chain.layers, input_bytes=chain.input_bytes, device=device,
+                         edge=edge_tier(), cloud=cloud_tier(), uplink=up, wan=wan,
+                         min_device_layers=min_device_layers, cuts=cuts)
 
 
 def sweep_rows(chains: dict[str, ModelChain], bandwidths_bps: list[float],
