@@ -78,7 +78,7 @@ def test_unknown_family_is_config_error() -> None:
 
 def test_quick_run(tmp_path: Path) -> None:
     res = run(out_dir=tmp_path, seed=0, quick=True)
-    assert len(res.comparisons) == 5
+    assert len(res.comparisons) == 11
     for c in res.comparisons:
         assert c.status == c.expected, c.metric
     statuses = [c.status for c in res.comparisons]
@@ -93,6 +93,11 @@ def test_quick_run(tmp_path: Path) -> None:
         == models
     assert (tmp_path / "wins_attainable.csv").exists()
     assert (tmp_path / "comparisons.csv").exists()
+    kernel = [c for c in res.comparisons if c.metric.startswith("kernel model")]
+    assert len(kernel) == 6
+    assert sum(r["models"] for r in res.tables["wins_kernel"]) == models
+    assert all(r["train_method"] == ("3x forward" if r["family"] == "rnn"
+                                     else "training_graph") for r in res.tables["models"])
 
 
 def test_platform_validates_fields() -> None:
