@@ -37,7 +37,7 @@ from .platforms import PLATFORMS, Platform
 
 __all__ = ["KernelPlatform", "StepTime", "kernel_platforms", "gemm_dims", "op_time",
            "step_time", "training_footprint_bytes", "BYTES_PER_PARAM_TRAINING",
-           "GIB", "ModelTiming", "time_model"]
+           "GIB", "ModelTiming", "time_model", "GraphCache"]
 
 GIB: float = float(2 ** 30)
 
@@ -237,10 +237,6 @@ def kernel_platforms(calibration: CpuCalibration | None = None
     shipped measurement of this machine)."""
     cal = calibration if calibration is not None else load_calibration()
     by = {p.name: p for p in PLATFORMS}
-    tpu_common = dict(devices=8, compute_efficiency=1.0, bandwidth_efficiency=1.0,
-                      kernel_overhead_s=1e-6, step_overhead_s=10e-6, row_multiple=8,
-                      min_rows=128, col_multiple=128, fused_kinds=_TPU_FUSED,
-                      recurrent_weights_cached=False)
     tpu_src = {
         "devices": "8 cores per board, batch split over them (Cloud TPU performance guide)",
         "efficiency": "1.0 of the datasheet roof (assumed; no measured efficiency offline)",
@@ -251,13 +247,19 @@ def kernel_platforms(calibration: CpuCalibration | None = None
         "fused_kinds": "XLA fuses element-wise ops, norms and activations (assumed)",
         "recurrent_weights_cached": "False: each time-step kernel reads its weights from "
                                     "HBM (assumed)"}
+    tpu_v2 = KernelPlatform(
+        roofline=by["tpu-v2"], devices=8, compute_efficiency=1.0, bandwidth_efficiency=1.0,
+        kernel_overhead_s=1e-6, step_overhead_s=10e-6, row_multiple=8, min_rows=128,
+        col_multiple=128, fused_kinds=_TPU_FUSED, memory_capacity_bytes=8 * GIB,
+        recurrent_weights_cached=False,
+        sources={**tpu_src, "memory_capacity_bytes": "8 GiB HBM per core (brief; notes' "
+                 "64 GB per board)"})
+    tpu_v3 = replace(tpu_v2, roofline=by["tpu-v3"], memory_capacity_bytes=16 * GIB,
+                     sources={**tpu_src, "memory_capacity_bytes": "16 GiB HBM per core "
+                              "(brief; notes' 128 GB per board)"})
     return (
-        KernelPlatform(roofline=by["tpu-v2"], memory_capacity_bytes=8 * GIB, **tpu_common,
-                       sources={**tpu_src, "memory_capacity_bytes": "8 GiB HBM per core "
-                                "(brief; notes' 64 GB per board)"}),
-        KernelPlatform(roofline=by["tpu-v3"], memory_capacity_bytes=16 * GIB, **tpu_common,
-                       sources={**tpu_src, "memory_capacity_bytes": "16 GiB HBM per core "
-                                "(brief; notes' 128 GB per board)"}),
+        tpu_v2,
+        tpu_v3,
         KernelPlatform(roofline=by["v100"], devices=1, compute_efficiency=1.0,
                        bandwidth_efficiency=1.0, kernel_overhead_s=5e-6, step_overhead_s=0.0,
                        row_multiple=8, min_rows=1, col_multiple=8, fused_kinds=frozenset(),
@@ -323,14 +325,22 @@ def _train_ops(forward: WorkloadGraph) -> tuple[list[Operator], float, str]:
     return list(forward), 3.0, "3x forward"
 
 
+#: Built graphs by (family, parameters, data-type width, per-device batch).
+GraphCache = dict[tuple[str, tuple[tuple[str, int | str], ...], str, int],
+                  tuple[WorkloadGraph, list[Operator], float, str]]
+
+
 def time_model(family: str, params: Mapping[str, int | str],
-               plats: Iterable[KernelPlatform]) -> list[ModelTiming]:
+               plats: Iterable[KernelPlatform], *, cache: GraphCache | None = None
+               ) -> list[ModelTiming]:
     """Training step of ParaDnn model ``family(**params)`` on every platform of ``plats``.
 
     A platform with ``devices`` > 1 runs the model at ``batch / devices`` per device (the
-    batch must divide); throughput counts the whole board.
+    batch must divide); throughput counts the whole board. ``cache`` keeps the built
+    graphs across calls (to time the same models on changed platforms).
     """
-    cache: dict[tuple[str, int], tuple[WorkloadGraph, list[Operator], float, str]] = {}
+    cache = {} if cache is None else cache
+    hp = tuple(sorted(params.items()))
     out: list[ModelTiming] = []
     batch = int(params["batch"])
     for plat in plats:
@@ -338,10 +348,11 @@ def time_model(family: str, params: Mapping[str, int | str],
             raise ConfigError(f"batch {batch} does not split over {plat.devices} devices",
                               field="batch")
         dt = plat.roofline.dtype_by_family[family]
-        key = ("16bit" if dt in ("bf16", "fp16") else dt, batch // plat.devices)
+        width = "16bit" if dt in ("bf16", "fp16") else dt
+        key = (family, hp, width, batch // plat.devices)
         if key not in cache:
-            g = paradnn_model(family, **{**params, "batch": key[1]},
-                              dtype="bf16" if key[0] == "16bit" else dt)
+            g = paradnn_model(family, **{**params, "batch": key[3]},
+                              dtype="bf16" if width == "16bit" else dt)
             cache[key] = (g, *_train_ops(g))
         g, ops, factor, method = cache[key]
         st = step_time(ops, plat, family, backward_factor=factor)

@@ -26,7 +26,7 @@ from ....compilers.graph.paradnn import PARADNN_SWEEPS, paradnn_model, paradnn_s
 from ....errors import ConfigError
 from ....outputs import save_figure
 from .. import Band, Comparison, Direction, Observation, Status, StudyResult
-from .kernels import KernelPlatform, kernel_platforms, time_model
+from .kernels import GraphCache, KernelPlatform, kernel_platforms, time_model
 from .platforms import FAMILIES, PLATFORMS, Platform
 
 __all__ = ["Platform", "PLATFORMS", "FAMILIES", "ModelPoint", "model_point", "attainable_flops",
@@ -222,10 +222,10 @@ _K = "_k"  # column suffix of the kernel-model (training step) figures
 
 
 def _kernel_rows(points: Sequence[ModelPoint], rows: list[dict[str, Any]],
-                 kplats: Sequence[KernelPlatform]) -> None:
+                 kplats: Sequence[KernelPlatform], cache: GraphCache | None = None) -> None:
     """Add the kernel model's training-step figures to ``rows`` (one per point)."""
     for p, row in zip(points, rows, strict=True):
-        timings = time_model(p.family, p.params, kplats)
+        timings = time_model(p.family, p.params, kplats, cache=cache)
         fps: dict[str, float] = {}
         for t, kp in zip(timings, kplats, strict=True):
             pre = f"{t.platform}{_K}"
@@ -246,13 +246,13 @@ def _kernel_rows(points: Sequence[ModelPoint], rows: list[dict[str, Any]],
         row["winner_kernel"] = _winner(fps) if fps else "none"
 
 
-def _rnn_small_batch_share(points: Sequence[ModelPoint], kplats: Sequence[KernelPlatform]
-                           ) -> float:
+def _rnn_small_batch_share(points: Sequence[ModelPoint], kplats: Sequence[KernelPlatform],
+                           cache: GraphCache) -> float:
     """Share of batch-64 RNNs won by V100 under ``kplats`` (for the sensitivities)."""
     sel = [p for p in points if p.family == "rnn" and p.params["batch"] == 64]
     wins = 0
     for p in sel:
-        ts = [t for t in time_model("rnn", p.params, kplats) if t.fits]
+        ts = [t for t in time_model("rnn", p.params, kplats, cache=cache) if t.fits]
         wins += bool(ts) and max(ts, key=lambda t: t.flops_per_s).platform == "v100"
     return wins / len(sel) if sel else math.nan
 
@@ -277,8 +277,8 @@ def _break_even(rows: Sequence[Mapping[str, Any]], kplats: Sequence[KernelPlatfo
                                 for k in ("tpu-v2", "tpu-v3")))
         best_other = min(v for k, v in t.items() if k != "v100")
         gpu_star.append(by["v100"].kernel_overhead_s + (best_other - t["v100"]) / n["v100"])
-    med = (lambda xs: float(np.median(xs)) if xs else math.nan)
-    return med(tpu_star), med(gpu_star)
+    return (float(np.median(tpu_star)) if tpu_star else math.nan,
+            float(np.median(gpu_star)) if gpu_star else math.nan)
 
 
 def _kernel_section(res: StudyResult, points: Sequence[ModelPoint],
@@ -316,7 +316,8 @@ def _kernel_section(res: StudyResult, points: Sequence[ModelPoint],
     # near its 0.5 threshold, and a 66-model draw holds too few of them to decide it.
     rnn64_pts = [model_point("rnn", q) for q in paradnn_sweep("rnn", overrides={"batch": 64})]
     rnn64 = _rows(rnn64_pts)
-    _kernel_rows(rnn64_pts, rnn64, kplats)
+    cache: GraphCache = {}
+    _kernel_rows(rnn64_pts, rnn64, kplats, cache)
     share = sum(r["winner_kernel"] == "v100" for r in rnn64) / len(rnn64)
     n = len(rnn64)
     tpu_be, gpu_be = _break_even(rnn64, kplats)
@@ -326,9 +327,9 @@ def _kernel_section(res: StudyResult, points: Sequence[ModelPoint],
               for kp in kplats]
     gpu10 = [replace(kp, kernel_overhead_s=10e-6) if kp.name == "v100" else kp
              for kp in kplats]
-    sens = {"no 128-row MXU floor": _rnn_small_batch_share(rnn64_pts, no_floor),
-            "TPU recurrent weights cached on chip": _rnn_small_batch_share(rnn64_pts, cached),
-            "V100 launch 10 us": _rnn_small_batch_share(rnn64_pts, gpu10)}
+    sens = {"no 128-row MXU floor": _rnn_small_batch_share(rnn64_pts, no_floor, cache),
+            "TPU recurrent weights cached on chip": _rnn_small_batch_share(rnn64_pts, cached, cache),
+            "V100 launch 10 us": _rnn_small_batch_share(rnn64_pts, gpu10, cache)}
     res.comparisons.append(Comparison(
         metric="kernel model: share of batch-64 RNN models won by V100",
         published="GPU is more flexible: better for small-batch RNNs", ours=share,
