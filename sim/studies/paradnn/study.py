@@ -7,8 +7,10 @@ arithmetic intensity, and a roofline, ``min(peak, AI x bandwidth)``, gives the a
 FLOP/s on each of the paper's four platforms (TPU v2 and v3 boards, V100, a 2-socket
 Skylake). The study counts per-family winners, draws one roofline per platform, fits the
 paper's log-linear regression of throughput on the hyperparameters, and checks the paper's
-qualitative findings as direction claims. It is an idealized roofline: software stacks,
-padding and kernel efficiency, which drive several of the paper's findings, are not modelled.
+qualitative findings as direction claims. A second, per-kernel model of the training step
+(:mod:`.kernels`: TPU per-core batch split and MXU padding, per-kernel and per-step
+overheads, sequential RNN steps, a measured CPU calibration, memory capacity) checks the
+same findings plus the capacity one, with break-even overheads for the small-batch RNN claim.
 """
 
 from __future__ import annotations
