@@ -305,6 +305,8 @@ class ModelTiming:
     """Unpadded training FLOPs of the whole (global-batch) step."""
     footprint_bytes: float
     """Training memory per device."""
+    parameters: int
+    """The model's parameter count."""
     fits: bool
     method: str
     """``"training_graph"`` or ``"3x forward"``."""
@@ -359,6 +361,7 @@ def time_model(family: str, params: Mapping[str, int | str],
         flops = plat.devices * factor * sum(op.flops for op in ops)
         fp = training_footprint_bytes(g)
         out.append(ModelTiming(platform=plat.name, step=st, train_flops=flops,
-                               footprint_bytes=fp, fits=fp <= plat.memory_capacity_bytes,
+                               footprint_bytes=fp, parameters=g.parameter_count,
+                               fits=fp <= plat.memory_capacity_bytes,
                                method=method))
     return out
