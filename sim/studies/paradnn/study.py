@@ -348,7 +348,8 @@ def _kernel_section(res: StudyResult, points: Sequence[ModelPoint],
     n = len(rnn64)
     tpu_be, gpu_be = _break_even(rnn64, kplats)
     by = {kp.name: kp for kp in kplats}
-    no_floor = [replace(kp, min_rows=kp.row_multiple) for kp in kplats]
+    no_floor = [replace(kp, min_rows=kp.row_multiple) if kp.name in tpus else kp
+                for kp in kplats]
     cached = [replace(kp, recurrent_weights_cached=True) if kp.name in tpus else kp
               for kp in kplats]
     gpu10 = [replace(kp, kernel_overhead_s=10e-6) if kp.name == "v100" else kp
