@@ -78,13 +78,13 @@ def test_unknown_family_is_config_error() -> None:
 
 def test_quick_run(tmp_path: Path) -> None:
     res = run(out_dir=tmp_path, seed=0, quick=True)
-    assert len(res.comparisons) == 5
+    assert len(res.comparisons) == 12
     for c in res.comparisons:
         assert c.status == c.expected, c.metric
     statuses = [c.status for c in res.comparisons]
     assert statuses.count(Status.NOT_REPRODUCED) == 1
-    for pl in PLATFORMS:
-        png = tmp_path / f"roofline_{pl.name}.png"
+    for png in [tmp_path / "kernel_rnn_batch.png",
+                *(tmp_path / f"roofline_{pl.name}.png" for pl in PLATFORMS)]:
         assert png.stat().st_size > 1000 and png.read_bytes()[:4] == b"\x89PNG"
     models = len(res.tables["models"])
     assert models <= 200
@@ -93,6 +93,11 @@ def test_quick_run(tmp_path: Path) -> None:
         == models
     assert (tmp_path / "wins_attainable.csv").exists()
     assert (tmp_path / "comparisons.csv").exists()
+    kernel = [c for c in res.comparisons if c.metric.startswith("kernel model")]
+    assert len(kernel) == 7
+    assert sum(r["models"] for r in res.tables["wins_kernel"]) == models
+    assert all(r["train_method"] == ("3x forward" if r["family"] == "rnn"
+                                     else "training_graph") for r in res.tables["models"])
 
 
 def test_platform_validates_fields() -> None:
