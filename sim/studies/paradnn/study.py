@@ -234,6 +234,13 @@ def _rnn_batch_plot(by_batch: Sequence[Mapping[str, Any]], names: Sequence[str],
     return save_figure(fig, path)
 
 
+def _large_cnn_or_fc(row: Mapping[str, Any]) -> bool:
+    """The finding's "large-batch CNN / large FC model": CNN batch >= 512, FC nodes and
+    batch >= 2048 (assumed thresholds)."""
+    return ((row["family"] == "cnn" and row["hp_batch"] >= 512)
+            or (row["family"] == "fc" and row["hp_nodes"] >= 2048 and row["hp_batch"] >= 2048))
+
+
 def _share(rows: Sequence[Mapping[str, Any]], pred: Callable[[Mapping[str, Any]], bool],
            key: str, names: set[str]
            ) -> tuple[float, int]:
@@ -329,9 +336,7 @@ def _kernel_section(res: StudyResult, points: Sequence[ModelPoint],
     km = ("kernel model: training step, time = sum over kernels of max(padded FLOPs / "
           "peak, bytes / BW) + overhead, TPU per core at batch/8, capacity enforced")
     tpus = {"tpu-v2", "tpu-v3"}
-    share, n = _share(rows, lambda r: (r["family"] == "cnn" and r["hp_batch"] >= 512)
-                      or (r["family"] == "fc" and r["hp_nodes"] >= 2048
-                          and r["hp_batch"] >= 2048), "winner_kernel", tpus)
+    share, n = _share(rows, _large_cnn_or_fc, "winner_kernel", tpus)
     res.comparisons.append(Comparison(
         metric="kernel model: share of large-batch CNN / large FC models won by a TPU",
         published="TPU is best for large-batch CNNs and large FC models", ours=share,
@@ -502,9 +507,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
     roof = "idealized roofline min(peak, AI x BW) of the forward pass, unfused operator traffic"
     tpus = {"tpu-v2", "tpu-v3"}
     # (1) TPU best for large-batch CNNs and large FC models.
-    share, n = _share(rows, lambda r: (r["family"] == "cnn" and r["hp_batch"] >= 512)
-                      or (r["family"] == "fc" and r["hp_nodes"] >= 2048
-                          and r["hp_batch"] >= 2048), "winner_attainable", tpus)
+    share, n = _share(rows, _large_cnn_or_fc, "winner_attainable", tpus)
     res.comparisons.append(Comparison(
         metric="share of large-batch CNN / large FC models where a TPU attains the most FLOP/s",
         published="TPU is best for large-batch CNNs and large FC models", ours=share,
