@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ....errors import ConfigError
 from ....compilers.graph.cnn import positive_int
+from ....errors import ConfigError
 from .profile import CpuRoofline
 
 __all__ = ["Timing", "time_call", "measure_roofline"]

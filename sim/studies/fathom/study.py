@@ -32,12 +32,11 @@ from typing import Any
 import numpy as np
 
 from ....compilers.graph.fathom import FATHOM_WORKLOADS, fathom_workload
-from ....compilers.graph.ir import WorkloadGraph
 from ....compilers.graph.training import training_graph
 from ....errors import ConfigError
 from ....outputs import save_figure
 from .. import Band, Comparison, Direction, Observation, Status, StudyResult
-from ._measure import Timing, measure_roofline
+from ._measure import measure_roofline
 from .profile import (
     FAMILIES,
     OP_CLASSES,
@@ -254,7 +253,7 @@ def _plot_scaling(rows: Sequence[Mapping[str, Any]], path: Path) -> Path:
 
 def _class_rows(profiles: Mapping[str, tuple[Profile, Profile]]) -> list[dict[str, Any]]:
     rows = []
-    for name, (tr, inf) in profiles.items():
+    for name, (tr, _) in profiles.items():
         for measure in ("time", "flops"):
             rows.append({"workload": name, "family": FAMILIES[name], "measure": measure,
                          **{c: v for c, v in tr.by_class(measure=measure).items()}})
