@@ -9,6 +9,7 @@ from .study import (
     family_neighbour_agreement,
     load_measured,
     measure_scaling,
+    roofline_check,
     run,
     similarity,
     workload_profiles,
@@ -16,4 +17,4 @@ from .study import (
 
 __all__ = ["run", "WORKLOADS", "SCALING_WORKLOADS", "workload_profiles", "similarity",
            "cluster_order", "family_neighbour_agreement", "measure_scaling", "load_measured",
-           "ceilings_of"]
+           "ceilings_of", "roofline_check"]

@@ -43,13 +43,14 @@ from .profile import (
     CpuRoofline,
     Profile,
     cosine_similarity,
+    pieces,
     profile,
     types_covering,
 )
 
 __all__ = ["WORKLOADS", "SCALING_WORKLOADS", "workload_profiles", "similarity",
            "cluster_order", "family_neighbour_agreement", "measure_scaling",
-           "load_measured", "ceilings_of", "run"]
+           "load_measured", "ceilings_of", "roofline_check", "run"]
 
 #: The eight workloads in the paper's order.
 WORKLOADS: tuple[str, ...] = tuple(FATHOM_WORKLOADS)
@@ -68,6 +69,15 @@ SCALING_WORKLOADS: dict[str, tuple[tuple[str, dict[str, int]], ...]] = {
                           "vocab": 4000})),
     "quick": (("autoenc", {}), ("deepq", {})),
 }
+
+
+#: Forward passes shorter than this (single thread) are not compared: at a millisecond a
+#: run is dominated by Python dispatch and the timer, not by the BLAS threads.
+_MIN_TIMED_S = 0.01
+
+#: Expected statuses of the thread-scaling comparisons, from the recorded full run
+#: (data/measured.json); quick mode reads that run, so these cannot drift with CI load.
+_EXPECTED_SCALING: dict[str, Status] = {}
 
 
 def workload_profiles(roof: CpuRoofline) -> dict[str, tuple[Profile, Profile]]:
@@ -145,12 +155,15 @@ def measure_scaling(mode: str, *, seed: int = 0) -> list[dict[str, Any]]:
         g = fathom_workload(name, **params)
         walls: dict[int, list[float]] = {1: [], 2: []}
         loads: list[float] = []
+        per_kind: dict[str, float] = {}
         for _ in range(rounds):
             for threads in (1, 2):
                 r = execute_graph(g, inter_op_threads=1, intra_op_threads=threads,
                                   seed=seed, repeats=repeats, warmup=1)
                 walls[threads].extend(r.wall_s_all)
                 loads.append(r.load_avg[0])
+                if threads == 1:
+                    per_kind = dict(r.per_kind_s)
         m1, m2 = statistics.median(walls[1]), statistics.median(walls[2])
         rows.append({
             "workload": name, "params": json.dumps(params, sort_keys=True),
@@ -162,8 +175,42 @@ def measure_scaling(mode: str, *, seed: int = 0) -> list[dict[str, Any]]:
             # The speedup's spread: best-case and worst-case pairing of the repeats.
             "speedup_2t_lo": min(walls[1]) / max(walls[2]),
             "speedup_2t_hi": max(walls[1]) / min(walls[2]),
-            "load_avg_1m_min": min(loads), "load_avg_1m_max": max(loads)})
+            "load_avg_1m_min": min(loads), "load_avg_1m_max": max(loads),
+            # Where the single-thread time went (the last round's synchronous run).
+            "per_kind_1t_s": json.dumps(per_kind, sort_keys=True)})
     return rows
+
+
+_GEMM_KINDS = ("conv2d", "matmul", "recurrent")
+
+
+def roofline_check(rows: Sequence[Mapping[str, Any]],
+                   roof: CpuRoofline) -> list[dict[str, Any]]:
+    """The roofline's forward time and GEMM-kind share next to the measured ones.
+
+    For each :func:`measure_scaling` row: the measured single-thread median wall time over
+    the roofline's forward time, and the share of the measured per-kind time spent in
+    conv2d / matmul / recurrent operators next to the roofline's share for those kinds.
+    """
+    out = []
+    for row in rows:
+        g = fathom_workload(row["workload"], **json.loads(row["params"]))
+        kinds = {op.name: op.kind for op in g}
+        by_kind: dict[str, float] = {}
+        for op in g:
+            for p in pieces(op, forward_kinds=kinds):
+                by_kind[op.kind] = by_kind.get(op.kind, 0.0) + roof.time_s(p)
+        roof_s = sum(by_kind.values())
+        measured = {k: float(v) for k, v in json.loads(row["per_kind_1t_s"]).items()}
+        m_total = sum(measured.values())
+        out.append({
+            "workload": row["workload"], "params": row["params"],
+            "roofline_forward_s": roof_s, "measured_1t_s": row["wall_1t_median_s"],
+            "measured_over_roofline": row["wall_1t_median_s"] / roof_s,
+            "roofline_gemm_share": sum(by_kind.get(k, 0.0) for k in _GEMM_KINDS) / roof_s,
+            "measured_gemm_share": (sum(measured.get(k, 0.0) for k in _GEMM_KINDS) / m_total
+                                    if m_total else float("nan"))})
+    return out
 
 
 def load_measured() -> dict[str, Any]:
@@ -299,6 +346,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
         res.tables["roofline_live"] = [t.row() for t in live_timings]
         res.tables["scaling_live"] = live_scaling
 
+    res.tables["roofline_check"] = roofline_check(scaling, roof)
     profiles = workload_profiles(roof)
     res.tables["class_shares"] = _class_rows(profiles)
     res.tables["op_types"] = _type_rows(profiles)
@@ -336,7 +384,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
             metric=f"{n}: convolution share of training-step time",
             published="CNNs are dominated by convolution (incl. its backward)",
             ours=shares["convolution"], band=Band(lo=0.5, hi=1.0), unit="fraction",
-            expected=Status.NOT_REPRODUCED if n == "deepq" else Status.REPRODUCED,
+            expected=Status.REPRODUCED,
             assumption=f"'dominated' read as a majority of time (assumed); {roof_text}",
             note=f"next class: {other[1]} {other[0]:.2f}; FLOP share "
                  f"{train[n].by_class(measure='flops')['convolution']:.2f}"))
@@ -410,26 +458,43 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
             metric=f"training-step / inference time ratio ({what} of the eight)",
             published="training costs roughly 2-3x inference per step", ours=val,
             band=Band.around(2.0, 3.0), unit="x", published_low=2.0, published_high=3.0,
-            expected=Status.REPRODUCED if what != "most" else Status.NOT_REPRODUCED,
+            expected=Status.REPRODUCED,
             direction=Direction(above=1.0),
             assumption=f"training = forward + loss + backward + SGD update; inference = the "
                        f"forward graph at the same batch; {roof_text}",
             note=", ".join(f"{n} {r[0]:.2f}" for n, r in ratios.items())))
-    # (6) CPU intra-op scaling: sublinear (and saturating: two cores cannot show it).
-    for row in scaling:
+    # (6) CPU intra-op scaling: sublinear (and saturating: two cores cannot show it). A
+    # forward pass shorter than _MIN_TIMED_S is timer- and dispatch-noise: reported only.
+    timed = [r for r in scaling if r["wall_1t_median_s"] >= _MIN_TIMED_S]
+    for row in timed:
         res.comparisons.append(Comparison(
             metric=f"{row['workload']}: forward speedup at 2 vs 1 intra-op threads",
             published="CPU intra-op thread scaling is sublinear and saturates",
             ours=float(row["speedup_2t"]), band=Band(lo=1.0, hi=2.0, open_hi=True),
-            unit="x", expected=Status.REPRODUCED if row["speedup_2t"] >= 1.0
-            else Status.NOT_REPRODUCED,
+            unit="x", expected=_EXPECTED_SCALING.get(row["workload"], Status.REPRODUCED),
             assumption="measured for real (sim/graph_exec.py, numpy/OpenBLAS, fp32) on a "
                        "2-core machine shared with other jobs: 'saturates' cannot be seen "
                        "with two threads; 'sublinear' = in [1, 2)",
             note=f"{row['params']}; {row['repeats_per_setting']} repeats each, speedup "
                  f"range [{row['speedup_2t_lo']:.2f}, {row['speedup_2t_hi']:.2f}], load "
                  f"{row['load_avg_1m_min']:.1f}-{row['load_avg_1m_max']:.1f} ({source})"))
-
+    for row in scaling:
+        if row in timed:
+            continue
+        res.observations.append(Observation(
+            metric=f"{row['workload']}: forward speedup at 2 vs 1 intra-op threads",
+            ours=float(row["speedup_2t"]), unit="x",
+            note=f"forward {row['wall_1t_median_s'] * 1e3:.2f} ms < "
+                 f"{_MIN_TIMED_S * 1e3:.0f} ms: not compared (noise); "
+                 f"{row['repeats_per_setting']} repeats, range "
+                 f"[{row['speedup_2t_lo']:.2f}, {row['speedup_2t_hi']:.2f}] ({source})"))
+    for row in res.tables["roofline_check"]:
+        res.observations.append(Observation(
+            metric=f"{row['workload']}: measured forward time / roofline (1 thread)",
+            ours=row["measured_over_roofline"], unit="x",
+            note=f"{row['params']}; GEMM-kind share measured "
+                 f"{row['measured_gemm_share']:.2f}, roofline "
+                 f"{row['roofline_gemm_share']:.2f} ({source})"))
     for n, (tr, inf) in profiles.items():
         res.observations.append(Observation(
             metric=f"{n}: training/inference FLOP ratio", ours=ratios[n][1], unit="x",
