@@ -3,6 +3,7 @@ clustering and coverage on hand-made profiles, timing statistics, and the quick 
 
 from __future__ import annotations
 
+import json
 import math
 import time
 
@@ -193,3 +194,22 @@ def test_quick_run_writes_outputs_and_keeps_its_statuses(tmp_path):
     for r in shares:
         assert math.isclose(sum(r[c] for c in OP_CLASSES), 1.0, rel_tol=1e-9)
     assert {r["workload"] for r in res.tables["scaling_live"]} == {"autoenc", "deepq"}
+
+
+def test_roofline_check_compares_gemm_shares_by_hand():
+    from archsim.sim.studies.fathom import roofline_check
+    row = {"workload": "autoenc", "params": json.dumps({"batch": 2}),
+           "wall_1t_median_s": 0.5,
+           "per_kind_1t_s": json.dumps({"matmul": 0.3, "elementwise": 0.1})}
+    out = roofline_check([row], ROOF)[0]
+    assert out["measured_gemm_share"] == pytest.approx(0.75)
+    # Roofline by hand, batch 2: three linear layers 784->200 (x2) and 200->784, each
+    # max(2 m n k / 1e11, bytes / 1e10) with bytes = (x + W + b + y) * 4.
+    def lin(k, n):
+        nbytes = 4 * (2 * k + k * n + n + 2 * n)
+        return max(2 * 2 * k * n / 1e11, nbytes / 1e10)
+    mm = 2 * lin(784, 200) + lin(200, 784)
+    sample = max(4 * 2 * 200 / 1e10, 4 * 4 * 2 * 200 / 1e10)  # 3 inputs + 1 output
+    assert out["roofline_forward_s"] == pytest.approx(mm + sample)
+    assert out["roofline_gemm_share"] == pytest.approx(mm / (mm + sample))
+    assert out["measured_over_roofline"] == pytest.approx(0.5 / (mm + sample))
