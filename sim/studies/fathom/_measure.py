@@ -19,7 +19,7 @@ from ....compilers.graph.cnn import positive_int
 from ....errors import ConfigError
 from .profile import CpuRoofline
 
-__all__ = ["Timing", "time_call", "measure_roofline"]
+__all__ = ["Timing", "time_call", "measure_roofline", "measure_gemm_threads"]
 
 
 @dataclass(frozen=True)
@@ -135,3 +135,25 @@ def measure_roofline(*, quick: bool, seed: int = 0,
                        mem_bw_bytes_per_s=bw.rate, normal_draws_per_s=draws.rate,
                        threads=threads)
     return roof, [gemm, vec, bw, draws]
+
+
+def measure_gemm_threads(*, quick: bool, seed: int = 0) -> list[Timing]:
+    """One ``n x n`` fp32 GEMM (n = 512 quick, 1024 full) at 1 and at 2 BLAS threads,
+    alternating over 3 rounds (so a change of load hits both): the kernel-level speedup
+    next to the graphs' (a GEMM is the best case for intra-op threads)."""
+    rng = np.random.default_rng(seed)
+    n = 512 if quick else 1024
+    a = rng.standard_normal((n, n), dtype=np.float32)
+    b = rng.standard_normal((n, n), dtype=np.float32)
+    out = np.empty((n, n), dtype=np.float32)
+    walls: dict[int, list[float]] = {1: [], 2: []}
+    loads: dict[int, tuple[float, float, float]] = {}
+    for _ in range(3):
+        for threads in (1, 2):
+            t = time_call(lambda: np.matmul(a, b, out=out), what=f"fp32 GEMM {n}^3",
+                          work=2.0 * n ** 3, unit="FLOP/s", repeats=2 if quick else 5,
+                          threads=threads)
+            walls[threads].extend(t.wall_s)
+            loads.setdefault(threads, t.load_avg)
+    return [Timing(f"fp32 GEMM {n}^3, {k} thread{'s' if k > 1 else ''}", 2.0 * n ** 3,
+                   "FLOP/s", tuple(walls[k]), loads[k], k) for k in (1, 2)]

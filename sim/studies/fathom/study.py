@@ -36,7 +36,7 @@ from ....compilers.graph.training import training_graph
 from ....errors import ConfigError
 from ....outputs import save_figure
 from .. import Band, Comparison, Direction, Observation, Status, StudyResult
-from ._measure import measure_roofline
+from ._measure import measure_gemm_threads, measure_roofline
 from .profile import (
     FAMILIES,
     OP_CLASSES,
@@ -339,6 +339,8 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
         scaling = measure_scaling("full", seed=seed)
         live_scaling = []
         source = "this run"
+    gemm_threads = measure_gemm_threads(quick=quick, seed=seed)
+    res.tables["gemm_threads"] = [t.row() for t in gemm_threads]
     res.tables["roofline"] = roof_rows
     res.tables["ceilings"] = [ceilings_of(roof)]
     res.tables["scaling"] = scaling
@@ -488,6 +490,11 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
                  f"{_MIN_TIMED_S * 1e3:.0f} ms: not compared (noise); "
                  f"{row['repeats_per_setting']} repeats, range "
                  f"[{row['speedup_2t_lo']:.2f}, {row['speedup_2t_hi']:.2f}] ({source})"))
+    g1, g2 = gemm_threads
+    res.observations.append(Observation(
+        metric="GEMM speedup at 2 vs 1 BLAS threads (this run)", ours=g1.median_s / g2.median_s,
+        unit="x", note=f"{g1.what}: {len(g1.wall_s)} repeats each, spread {g1.spread:.2f} / "
+                       f"{g2.spread:.2f}, load {g1.load_avg[0]:.1f}"))
     for row in res.tables["roofline_check"]:
         res.observations.append(Observation(
             metric=f"{row['workload']}: measured forward time / roofline (1 thread)",
