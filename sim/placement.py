@@ -19,7 +19,10 @@ from operator import attrgetter
 
 from archsim.errors import ConfigError
 
-__all__ = ["Layer", "Tier", "Link", "Split", "evaluate_split", "optimal_split"]
+__all__ = ["TIERS", "Layer", "Tier", "Link", "Split", "evaluate_split", "optimal_split"]
+
+#: The tiers a split places layers on, in chain order.
+TIERS: tuple[str, ...] = ("device", "edge", "cloud")
 
 
 def _positive(value: float, field: str, *, allow_zero: bool = False) -> None:
@@ -81,6 +84,11 @@ class Link:
         return 8.0 * nbytes * self.energy_per_bit_j
 
 
+def _tier_ranges(cut_edge: int, cut_cloud: int, n_layers: int) -> dict[str, tuple[int, int]]:
+    return dict(zip(TIERS, ((0, cut_edge), (cut_edge, cut_cloud), (cut_cloud, n_layers)),
+                    strict=True))
+
+
 @dataclass(frozen=True, kw_only=True)
 class Split:
     """A placement: device runs ``[0, cut_edge)``, edge ``[cut_edge, cut_cloud)``, cloud the rest."""
@@ -89,6 +97,16 @@ class Split:
     cut_cloud: int
     latency_s: float
     energy_j: float
+
+    def layer_ranges(self, n_layers: int) -> dict[str, tuple[int, int]]:
+        """The half-open layer range ``[a, b)`` each tier of :data:`TIERS` runs."""
+        return _tier_ranges(self.cut_edge, self.cut_cloud, n_layers)
+
+    def flop_shares(self, layers: list[Layer]) -> dict[str, float]:
+        """Fraction of the chain's FLOPs each tier of :data:`TIERS` runs."""
+        total = sum(layer.flops for layer in layers)
+        return {t: sum(layer.flops for layer in layers[a:b]) / total
+                for t, (a, b) in self.layer_ranges(len(layers)).items()}
 
 
 def evaluate_split(
@@ -159,8 +177,8 @@ def evaluate_split(
 
     latency = 0.0
     energy = 0.0
-    for tier, (a, b) in ((device, (0, cut_edge)), (edge, (cut_edge, cut_cloud)),
-                         (cloud, (cut_cloud, n))):
+    ranges = _tier_ranges(cut_edge, cut_cloud, n).values()
+    for tier, (a, b) in zip((device, edge, cloud), ranges, strict=True):
         t = flops(a, b) / tier.flops_per_s
         latency += t
         energy += t * tier.power_w * tier.pue

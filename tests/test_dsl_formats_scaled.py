@@ -61,6 +61,65 @@ def test_int_effective_bits_and_errors():
         IntFormat(bits=1)
 
 
+def _int_asym_group_ref(row, bits, c, scale_dtype):
+    """One group by the definition: range [c min(x, 0), c max(x, 0)], stored scale, clip."""
+    qmax = 2**bits - 1
+    lo, hi = c * min(min(row), 0.0), c * max(max(row), 0.0)
+    scale = float(np.dtype(scale_dtype).type((hi - lo) / qmax))
+    scale = scale if scale > 0 else 1.0
+    zero = min(max(round(-lo / scale), 0), qmax)
+    return [scale * (min(max(round(v / scale) + zero, 0), qmax) - zero) for v in row]
+
+
+@SETTINGS
+@given(x=arrays(np.float64, (3, 16), elements=st.floats(-4, 4)),
+       bits=st.sampled_from([2, 3, 4]))
+def test_int_group_fp16_scale_and_clip_search_match_the_definition(x, bits):
+    grid = (1.0, 0.8, 0.5)
+    fmt = IntFormat(bits=bits, symmetric=False, granularity="group", axis=1, group_size=8,
+                    scale_dtype="float16", clip_grid=grid)
+    got = fmt.quantize(x)
+    for r in range(3):
+        for g0 in (0, 8):
+            row = list(x[r, g0:g0 + 8])
+            # Exhaustive over the grid: the first candidate with the least squared error.
+            cands = [_int_asym_group_ref(row, bits, c, "float16") for c in grid]
+            errs = [sum((a - b) ** 2 for a, b in zip(q, row, strict=True)) for q in cands]
+            want = cands[errs.index(min(errs))]
+            assert np.allclose(got[r, g0:g0 + 8], want, rtol=0, atol=1e-12)
+    plain = IntFormat(bits=bits, symmetric=False, granularity="group", axis=1, group_size=8,
+                      scale_dtype="float16").quantize(x)
+    err = lambda q: ((q - x) ** 2).reshape(3, 2, 8).sum(-1)  # noqa: E731
+    assert np.all(err(got) <= err(plain) + 1e-12)
+
+
+def test_int_clip_search_clips_an_outlier():
+    # 4-bit symmetric (qmax 7), one 7.5 among 0.5s. c = 1: scale 7.5/7, every 0.5 rounds to
+    # 0 (error 0.25 each). c = 0.5: scale 3.75/7, 0.5 -> 3.75/7 (error 0.0013 each) and 7.5
+    # clips to 3.75 (error 14.06). Seven 0.5s: c = 1 wins (1.75 < 14.07); a hundred: c = 0.5
+    # wins (25 > 14.19).
+    few = np.array([7.5] + [0.5] * 7)
+    fmt = IntFormat(bits=4, clip_grid=(1.0, 0.5))
+    assert np.allclose(fmt.quantize(few), [7.5] + [0.0] * 7)
+    many = np.array([7.5] + [0.5] * 100)
+    assert np.allclose(fmt.quantize(many), [3.75] + [3.75 / 7] * 100)
+    assert np.allclose(IntFormat(bits=4).quantize(many), [7.5] + [0.0] * 100)
+
+
+def test_int_storage_options_and_their_errors():
+    fmt = IntFormat(bits=2, symmetric=False, granularity="group", group_size=64,
+                    scale_bits=16, zero_bits=2)
+    assert fmt.effective_bits() == 2 + (16 + 2) / 64
+    assert IntFormat(bits=2, granularity="group", group_size=64,
+                     scale_bits=16, zero_bits=2).effective_bits() == 2 + 16 / 64
+    with pytest.raises(ValueError, match="scale_dtype must be one of"):
+        IntFormat(bits=4, scale_dtype="bfloat16")
+    with pytest.raises(ValueError, match=r"clip_grid must be a non-empty tuple of factors in \(0, 1\]"):
+        IntFormat(bits=4, clip_grid=(1.0, 1.5))
+    with pytest.raises(ValueError, match="zero_bits must be a positive integer or None, not 0"):
+        IntFormat(bits=4, zero_bits=0)
+
+
 # -- AdaptivFloat: an independent reference built from the paper's definition ----------------
 
 def _af_reference(x, n, e):

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from archsim.errors import ConfigError
-from archsim.sim.placement import Layer, Link, Tier, evaluate_split, optimal_split
+from archsim.sim.placement import Layer, Link, Split, Tier, evaluate_split, optimal_split
 
 LAYERS = [Layer(name="a", flops=1e9, output_bytes=4e6),
           Layer(name="b", flops=4e9, output_bytes=1e5),
@@ -88,3 +88,11 @@ def test_energy_optimum_matches_brute_force() -> None:
     opt = optimal_split(**KW, objective="energy")
     assert (opt.cut_edge, opt.cut_cloud) == best
     assert opt.energy_j == pytest.approx(hand_energy(*best), rel=1e-12)
+
+
+def test_split_layer_ranges_and_flop_shares() -> None:
+    layers = [Layer(name=f"l{i}", flops=f, output_bytes=1.0)
+              for i, f in enumerate([1.0, 2.0, 3.0, 4.0])]
+    split = Split(cut_edge=1, cut_cloud=3, latency_s=0.0, energy_j=0.0)
+    assert split.layer_ranges(4) == {"device": (0, 1), "edge": (1, 3), "cloud": (3, 4)}
+    assert split.flop_shares(layers) == {"device": 0.1, "edge": 0.5, "cloud": 0.4}

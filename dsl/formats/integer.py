@@ -21,6 +21,7 @@ __all__ = ["IntFormat", "IntEncoding"]
 
 Granularity = Literal["tensor", "channel", "group"]
 _GRANULARITIES = ("tensor", "channel", "group")
+_SCALE_DTYPES = ("float64", "float32", "float16")
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,16 @@ class IntFormat(Format):
     group_size : int
     rounding : {"rne", "rna", "rtz", "stochastic"}
     scale_bits : int
-        Storage of one scale (and one zero point) for :meth:`effective_bits`.
+        Storage of one scale for :meth:`effective_bits`.
+    zero_bits : int or None
+        Storage of one zero point (asymmetric only); ``None``: ``scale_bits``.
+    scale_dtype : {"float64", "float32", "float16"}
+        The precision a scale is stored in: each scale is rounded to it before the codes are
+        chosen, so the codes fit the stored scale (e.g. GPTQ's FP16 scales).
+    clip_grid : tuple of float
+        Range factors ``c`` in ``(0, 1]`` tried per scale group: the quantized range is
+        ``c`` times the full one (clipping outliers), and the ``c`` with the least squared
+        error of the group is kept. ``(1.0,)``: no clipping.
     seed : int
     """
 
@@ -69,6 +79,9 @@ class IntFormat(Format):
     group_size: int = 128
     rounding: str = "rne"
     scale_bits: int = 32
+    zero_bits: int | None = None
+    scale_dtype: str = "float64"
+    clip_grid: tuple[float, ...] = (1.0,)
     seed: int = 0
     name: str = ""
 
@@ -81,6 +94,17 @@ class IntFormat(Format):
         if not isinstance(self.group_size, int) or self.group_size < 1:
             raise ValueError(f"group_size must be a positive integer, not {self.group_size!r}")
         check_rounding(self.rounding)
+        if self.scale_dtype not in _SCALE_DTYPES:
+            raise ValueError(f"scale_dtype must be one of {_SCALE_DTYPES}, "
+                             f"not {self.scale_dtype!r}")
+        if (not isinstance(self.clip_grid, tuple) or not self.clip_grid
+                or any(not 0 < c <= 1 for c in self.clip_grid)):
+            raise ValueError("clip_grid must be a non-empty tuple of factors in (0, 1], "
+                             f"not {self.clip_grid!r}")
+        if self.zero_bits is not None and (not isinstance(self.zero_bits, int)
+                                           or self.zero_bits < 1):
+            raise ValueError(f"zero_bits must be a positive integer or None, "
+                             f"not {self.zero_bits!r}")
         if not self.name:
             kind = "" if self.symmetric else "a"
             object.__setattr__(self, "name", f"int{self.bits}{kind}_{self.granularity}")
@@ -115,19 +139,45 @@ class IntFormat(Format):
         arr, axes, moved = self._layout(x)
         if self.rounding == "stochastic" and rng is None:
             rng = np.random.default_rng(self.seed)
+        if not arr.size:
+            one = np.ones((1,) * arr.ndim)
+            return IntEncoding(codes=arr.astype(np.int64), scale=one, zero_point=0 * one,
+                               shape=x.shape, moved_shape=moved)
         if self.symmetric:
-            amax = np.max(np.abs(arr), axis=axes, keepdims=True) if arr.size else np.zeros(1)
-            scale = np.where(amax > 0, amax / self.qmax, 1.0)
-            zp = np.zeros_like(scale)
+            amax = np.max(np.abs(arr), axis=axes, keepdims=True)
+            lo_full, hi_full = -amax, amax
         else:
-            lo = np.minimum(np.min(arr, axis=axes, keepdims=True), 0.0)
-            hi = np.maximum(np.max(arr, axis=axes, keepdims=True), 0.0)
-            scale = np.where(hi > lo, (hi - lo) / self.qmax, 1.0)
-            zp = np.rint(-lo / scale)
+            lo_full = np.minimum(np.min(arr, axis=axes, keepdims=True), 0.0)
+            hi_full = np.maximum(np.max(arr, axis=axes, keepdims=True), 0.0)
+        # Stochastic rounding draws once per clip candidate: reproducible under the seed.
+        q, scale, zp = self._codes(arr, lo_full * self.clip_grid[0],
+                                   hi_full * self.clip_grid[0], rng)
+        if len(self.clip_grid) > 1:
+            def sq_err(q: np.ndarray, scale: np.ndarray, zp: np.ndarray) -> np.ndarray:
+                return np.sum(((q - zp) * scale - arr) ** 2, axis=axes, keepdims=True)
+
+            best_err = sq_err(q, scale, zp)
+            for c in self.clip_grid[1:]:
+                cq, cscale, czp = self._codes(arr, lo_full * c, hi_full * c, rng)
+                err = sq_err(cq, cscale, czp)
+                better = err < best_err
+                best_err = np.where(better, err, best_err)
+                q, scale, zp = (np.where(better, cq, q), np.where(better, cscale, scale),
+                                np.where(better, czp, zp))
+        return IntEncoding(codes=q, scale=scale, zero_point=zp, shape=x.shape, moved_shape=moved)
+
+    def _codes(self, arr: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+               rng: np.random.Generator | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Codes, stored scales and zero points of ``arr`` over the range ``[lo, hi]``."""
+        span = hi if self.symmetric else hi - lo
+        scale = (span / self.qmax).astype(self.scale_dtype).astype(np.float64)
+        # An all-zero group (or a scale that underflows its dtype): any scale reproduces it.
+        scale = np.where(scale > 0, scale, 1.0)
+        zp = (np.zeros_like(scale) if self.symmetric
+              else np.clip(np.rint(-lo / scale), self.qmin, self.qmax))
         v = arr / scale
         q = np.sign(v) * round_integer(np.abs(v), self.rounding, rng) + zp
-        q = np.clip(q, self.qmin, self.qmax).astype(np.int64)
-        return IntEncoding(codes=q, scale=scale, zero_point=zp, shape=x.shape, moved_shape=moved)
+        return np.clip(q, self.qmin, self.qmax).astype(np.int64), scale, zp
 
     def decode(self, codes: IntEncoding) -> np.ndarray:
         if not isinstance(codes, IntEncoding):
@@ -141,7 +191,8 @@ class IntFormat(Format):
         return self.decode(self.encode(x, rng=rng))
 
     def effective_bits(self, shape: tuple[int, ...] | None = None) -> float:
-        meta = self.scale_bits * (1 if self.symmetric else 2)
+        zero_bits = self.scale_bits if self.zero_bits is None else self.zero_bits
+        meta = self.scale_bits + (0 if self.symmetric else zero_bits)
         if self.granularity == "group":
             return self.bits + meta / self.group_size
         if shape is None:

@@ -25,7 +25,7 @@ from ....compilers.graph.cnn import resnet50
 from ....compilers.graph.ir import WorkloadGraph
 from ....errors import ConfigError
 from ....outputs import save_figure
-from ...placement import Layer, Link, Split, Tier, optimal_split
+from ...placement import TIERS, Layer, Link, Split, Tier, optimal_split
 from ..framework import Band, Comparison, Observation, Status, StudyResult
 
 __all__ = ["Param", "PARAMS", "MODELS", "TIER_NAMES", "ModelChain", "chain_from_graph",
@@ -35,7 +35,7 @@ __all__ = ["Param", "PARAMS", "MODELS", "TIER_NAMES", "ModelChain", "chain_from_
 #: Roles of tensors that live where their operator runs (never sent over a link).
 _LOCAL_ROLES = frozenset({"weight", "kv_cache", "state", "gradient"})
 #: Tier names in the order of the chain.
-TIER_NAMES: tuple[str, ...] = ("device", "edge", "cloud")
+TIER_NAMES: tuple[str, ...] = TIERS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -188,11 +188,7 @@ def wan_link(latency_s: float | None = None) -> Link:
 
 def flop_shares(layers: list[Layer], split: Split) -> dict[str, float]:
     """Fraction of the chain's FLOPs each tier runs under ``split``."""
-    total = sum(layer.flops for layer in layers)
-    parts = ((0, split.cut_edge), (split.cut_edge, split.cut_cloud),
-             (split.cut_cloud, len(layers)))
-    return {t: sum(layer.flops for layer in layers[a:b]) / total
-            for t, (a, b) in zip(TIER_NAMES, parts, strict=True)}
+    return split.flop_shares(layers)
 
 
 def best_with(chain: ModelChain, *, device: Tier, up: Link, wan: Link, edge_only: bool = False,

@@ -4,7 +4,9 @@
   along the input dimension, scale stored in FP16 and an integer zero point in
   ``0..2^k-1``. The clipping range is the group's min-max shrunk by the factor in
   :data:`CLIP_GRID` that minimizes the group's squared error ("min-max or better": factor 1
-  is plain min-max and is always a candidate).
+  is plain min-max and is always a candidate). It is the library's
+  :class:`~archsim.dsl.formats.IntFormat` (asymmetric, group granularity, FP16 scales, a
+  ``bits``-bit zero point and a clip search).
 * :func:`svd_correction`: the data-free rank-``r`` correction, the truncated SVD of
   ``E = W - Q(W)`` (the Eckart-Young optimum of ``||E - A B||_F``).
 * :func:`whitened_correction`: the rank-``r`` correction that minimizes the layer's output
@@ -22,6 +24,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ....dsl.formats import IntFormat
 from ....errors import ConfigError
 from ...nn.llama import Llama
 
@@ -47,8 +50,8 @@ DAMPING = 0.01
 
 
 def _check_bits_group(bits: int, group: int, cols: int) -> None:
-    if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 8:
-        raise ConfigError(f"bits must be an integer in 1..8, not {bits!r}", field="bits")
+    if isinstance(bits, bool) or not isinstance(bits, int) or not 2 <= bits <= 8:
+        raise ConfigError(f"bits must be an integer in 2..8, not {bits!r}", field="bits")
     if isinstance(group, bool) or not isinstance(group, int) or group < 1 or cols % group:
         raise ConfigError(f"group must be a positive divisor of the input size {cols}, "
                           f"not {group!r}", field="group")
@@ -70,28 +73,18 @@ def quantize_groupwise(w: np.ndarray, *, bits: int, group: int,
     _check_bits_group(bits, group, w.shape[1])
     if not clip_grid or any(not 0 < c <= 1 for c in clip_grid):
         raise ConfigError("clip_grid must be non-empty factors in (0, 1]", field="clip_grid")
-    g = w.reshape(-1, group).astype(np.float64)
-    qmax = 2**bits - 1
-    lo0 = np.minimum(g.min(1, keepdims=True), 0.0)
-    hi0 = np.maximum(g.max(1, keepdims=True), 0.0)
-    best = np.empty_like(g)
-    best_err = np.full((g.shape[0], 1), np.inf)
-    for c in clip_grid:
-        lo, hi = lo0 * c, hi0 * c
-        s = ((hi - lo) / qmax).astype(np.float16).astype(np.float64)
-        s = np.where(s > 0, s, 1.0)  # an all-zero group: any scale reproduces it
-        z = np.clip(np.round(-lo / s), 0, qmax)
-        deq = s * (np.clip(np.round(g / s) + z, 0, qmax) - z)
-        err = np.sum((deq - g) ** 2, 1, keepdims=True)
-        better = err < best_err
-        best = np.where(better, deq, best)
-        best_err = np.where(better, err, best_err)
-    return best.reshape(w.shape).astype(np.float32)
+    return _format(bits, group, tuple(clip_grid)).quantize(w).astype(np.float32)
 
 
 def groupwise_bits_per_weight(bits: int, group: int) -> float:
     """Stored bits per weight: ``bits`` codes + (FP16 scale + ``bits``-bit zero) / group."""
-    return bits + (16 + bits) / group
+    return _format(bits, group, CLIP_GRID).effective_bits()
+
+
+def _format(bits: int, group: int, clip_grid: tuple[float, ...]) -> IntFormat:
+    """The library format of :func:`quantize_groupwise` (groups along the input axis)."""
+    return IntFormat(bits=bits, symmetric=False, granularity="group", axis=1, group_size=group,
+                     scale_dtype="float16", scale_bits=16, zero_bits=bits, clip_grid=clip_grid)
 
 
 def lowrank_bits(out_dim: int, in_dim: int, rank: int) -> int:

@@ -141,34 +141,32 @@ _ROOF = ("A100-80GB roofline, FP16, 70% of compute peak / 80% of HBM bandwidth /
          "kernel (assumed, not calibrated)")
 
 
+def _share_comparisons(shares: dict[str, float], *, key: str, label: str, family: str,
+                       published_pct: float, ev: Evaluation) -> list[Comparison]:
+    """The "up to X%" headline of one operator share: its maximum over the family's models
+    against the published figure, and each model's share within ``[0, X%]``."""
+    band = Band.around(published_pct)
+    best = max(shares, key=shares.__getitem__)
+    pct = f"{published_pct:g}%"
+    out = [Comparison(
+        metric=f"{label} share of {family} time after Flash Attention, max over models",
+        ours=shares[best], published=f"up to {pct} [V-abs]", band=band,
+        expected=_EXPECTED[f"{key}_max"], assumption=_ROOF, published_low=published_pct,
+        published_high=published_pct, unit="%", note=f"at {best}; band +-10% (default)")]
+    for m, v in shares.items():
+        out.append(Comparison(
+            metric=f"{label} share after Flash Attention, {m} (within 'up to {pct}')", ours=v,
+            published=f"<= {pct} [V-abs]", band=Band(lo=0.0, hi=band.hi),
+            expected=_EXPECTED[f"{key}:{m}"], assumption=_ROOF + "; " +
+            "; ".join(ev.pipelines[m].assumptions), unit="%"))
+    return out
+
+
 def _comparisons(h: _Headlines, ev: Evaluation) -> list[Comparison]:
-    out: list[Comparison] = []
-    conv_band = Band.around(PUBLISHED.conv_pct)
-    best = max(h.conv, key=h.conv.__getitem__)
-    out.append(Comparison(
-        metric="Conv share of diffusion-TTI time after Flash Attention, max over models",
-        ours=h.conv[best], published="up to 44% [V-abs]", band=conv_band,
-        expected=_EXPECTED["conv_max"], assumption=_ROOF, published_low=44.0,
-        published_high=44.0, unit="%", note=f"at {best}; band +-10% (default)"))
-    for m, v in h.conv.items():
-        out.append(Comparison(
-            metric=f"Conv share after Flash Attention, {m} (within 'up to 44%')", ours=v,
-            published="<= 44% [V-abs]", band=Band(lo=0.0, hi=conv_band.hi),
-            expected=_EXPECTED[f"conv:{m}"], assumption=_ROOF + "; " +
-            "; ".join(ev.pipelines[m].assumptions), unit="%"))
-    lin_band = Band.around(PUBLISHED.linear_pct)
-    best = max(h.linear, key=h.linear.__getitem__)
-    out.append(Comparison(
-        metric="Linear share of transformer-TTI time after Flash Attention, max over models",
-        ours=h.linear[best], published="up to 49% [V-abs]", band=lin_band,
-        expected=_EXPECTED["linear_max"], assumption=_ROOF, published_low=49.0,
-        published_high=49.0, unit="%", note=f"at {best}; band +-10% (default)"))
-    for m, v in h.linear.items():
-        out.append(Comparison(
-            metric=f"Linear share after Flash Attention, {m} (within 'up to 49%')", ours=v,
-            published="<= 49% [V-abs]", band=Band(lo=0.0, hi=lin_band.hi),
-            expected=_EXPECTED[f"linear:{m}"], assumption=_ROOF + "; " +
-            "; ".join(ev.pipelines[m].assumptions), unit="%"))
+    out = _share_comparisons(h.conv, key="conv", label="Conv", family="diffusion-TTI",
+                             published_pct=PUBLISHED.conv_pct, ev=ev)
+    out += _share_comparisons(h.linear, key="linear", label="Linear", family="transformer-TTI",
+                              published_pct=PUBLISHED.linear_pct, ev=ev)
     lo, hi = PUBLISHED.flash_ratio
     out.append(Comparison(
         metric="Flash speedup of diffusion TTI over that of transformer TTI (geometric "
