@@ -77,7 +77,10 @@ _MIN_TIMED_S = 0.01
 
 #: Expected statuses of the thread-scaling comparisons, from the recorded full run
 #: (data/measured.json); quick mode reads that run, so these cannot drift with CI load.
-_EXPECTED_SCALING: dict[str, Status] = {}
+#: Recorded at load average 8-12 on the 2 cores: a second BLAS thread slowed every graph.
+_EXPECTED_SCALING: dict[str, Status] = {
+    name: Status.NOT_REPRODUCED
+    for name in ("deepq", "alexnet", "vgg", "residual", "speech", "seq2seq")}
 
 
 def workload_profiles(roof: CpuRoofline) -> dict[str, tuple[Profile, Profile]]:
