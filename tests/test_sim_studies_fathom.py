@@ -213,3 +213,15 @@ def test_roofline_check_compares_gemm_shares_by_hand():
     assert out["roofline_forward_s"] == pytest.approx(mm + sample)
     assert out["roofline_gemm_share"] == pytest.approx(mm / (mm + sample))
     assert out["measured_over_roofline"] == pytest.approx(0.5 / (mm + sample))
+
+
+def test_optimizer_updates_are_named_as_tensorflow_kernels():
+    from archsim.compilers.graph.fathom import fathom_memnet
+    fwd = fathom_memnet(batch=2)
+    kinds = {op.name: op.kind for op in fwd}
+    for opt, momentum, dense, sparse in (("sgd", False, "ApplyGradientDescent", "ScatterSub"),
+                                         ("sgd", True, "ApplyMomentum", "SparseApplyMomentum"),
+                                         ("adam", False, "ApplyAdam", "SparseApplyAdam")):
+        tg = training_graph(fwd, optimizer=opt, momentum=momentum)
+        assert pieces(tg["H.update"], forward_kinds=kinds)[0].op_type == dense
+        assert pieces(tg["A.update"], forward_kinds=kinds)[0].op_type == sparse

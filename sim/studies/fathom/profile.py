@@ -134,6 +134,12 @@ class Piece:
 
 
 _ATTN_SOFTMAX_GRAD_PER_SCORE = 4.0
+# TensorFlow's optimizer kernels by (training.py's update fn, sparse gradient): a sparse
+# SGD step is a ScatterSub of the looked-up rows.
+_APPLY_OPS = {("sgd", False): "ApplyGradientDescent", ("sgd", True): "ScatterSub",
+              ("sgd_momentum", False): "ApplyMomentum",
+              ("sgd_momentum", True): "SparseApplyMomentum",
+              ("adam", False): "ApplyAdam", ("adam", True): "SparseApplyAdam"}
 
 
 def _camel(fn: str) -> str:
@@ -202,7 +208,8 @@ def pieces(op: Operator, *, forward_kinds: Mapping[str, str]) -> list[Piece]:
     if k == "elementwise":
         if phase == "update":
             sparse = bool(a.get("sparse", False))
-            return one(("SparseApply" if sparse else "Apply") + _camel(fn), "optimizer")
+            return one(_APPLY_OPS.get((fn, sparse), ("SparseApply" if sparse else "Apply")
+                                      + _camel(fn)), "optimizer")
         if fn == "cell_grad":
             return one(f"{_camel(str(a.get('cell', 'rnn')))}CellPointwiseGrad",
                        "elementwise")
