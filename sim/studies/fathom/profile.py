@@ -53,8 +53,8 @@ __all__ = ["OP_CLASSES", "FAMILIES", "RANDOM_DRAWS", "CpuRoofline", "Piece", "pi
 OP_CLASSES: tuple[str, ...] = ("elementwise", "matrix", "reduction", "convolution",
                                "random", "optimizer", "data_movement")
 
-#: The model families the clustering is checked against (Fathom's own grouping of its
-#: workloads: convolutional, recurrent/sequence, and the two others).
+#: The model families the clustering is checked against, by architecture (assumed, not
+#: the paper's list): convolutional, recurrent/sequence, and the two without a peer.
 FAMILIES: dict[str, str] = {
     "alexnet": "cnn", "vgg": "cnn", "residual": "cnn", "deepq": "cnn",
     "seq2seq": "recurrent", "speech": "recurrent", "memnet": "memory", "autoenc": "vae"}
