@@ -225,3 +225,10 @@ def test_optimizer_updates_are_named_as_tensorflow_kernels():
         tg = training_graph(fwd, optimizer=opt, momentum=momentum)
         assert pieces(tg["H.update"], forward_kinds=kinds)[0].op_type == dense
         assert pieces(tg["A.update"], forward_kinds=kinds)[0].op_type == sparse
+
+
+def test_scaling_mode_is_validated():
+    from archsim.sim.studies.fathom import measure_scaling
+    with pytest.raises(ConfigError) as e:
+        measure_scaling("medium")
+    assert e.value.field == "mode" and "full" in e.value.allowed
