@@ -18,6 +18,7 @@ from archsim.compilers.graph import (
     training_graph,
 )
 from archsim.compilers.graph.cnn import embedding
+from archsim.compilers.graph.ir import Operator
 from archsim.errors import ConfigError
 
 CONFIGS = Path(__file__).resolve().parents[1] / "soc_configs"
@@ -279,14 +280,16 @@ def test_bad_input_names_the_field():
     with pytest.raises(ConfigError) as e:
         training_graph(g, momentum=1)
     assert e.value.field == "momentum"
-    bad = WorkloadGraph("emb")
-    ids = TensorSpec("ids", (2, 3), "int32", role="input")
-    nb = NetBuilder(bad, ids)
-    nb._add(embedding("emb", ids, vocab=10, dim=4, dtype="fp16"))
+    # A fused kernel group has no gradient rule (embeddings do since the Fathom graphs).
+    bad = WorkloadGraph("fused")
+    x = TensorSpec("x", (2, 3), "fp16", role="input")
+    nb = NetBuilder(bad, x)
+    nb._add(Operator("emb", "fused", (x,), (TensorSpec("y", (2, 3), "fp16"),), 6.0,
+                     {"fused": ["matmul", "activation"]}))
     nb.fc("fc", 2)
     with pytest.raises(ConfigError) as e:
         training_graph(bad)
-    assert "'emb'" in str(e.value) and "'embedding'" in str(e.value)
+    assert "'emb'" in str(e.value) and "'fused'" in str(e.value)
     assert e.value.field == "kind" and "conv2d" in e.value.allowed
     two_outputs = _plain_cnn()
     NetBuilder(two_outputs, two_outputs["c1"].outputs[0]).act("extra")
@@ -315,3 +318,159 @@ def test_every_operator_tiles_and_the_soc_simulator_runs_it(builder):
     rc = sum(g[n].attrs["macs"] for b in g.metadata.get("reversible_blocks", ())
              for n in (*b.f_ops, *b.g_ops) if g[n].kind == "conv2d")
     assert r.macs == 3 * fwd - stem + rc
+
+
+# -- embedding, recurrent, reduce and attention (the Fathom graphs) --------------------------
+
+def _ops_of(tg: TrainingGraph, name: str) -> dict[str, float]:
+    """Backward operators derived from forward operator ``name``: suffix -> FLOPs."""
+    return {op.name.removeprefix(name + "."): op.flops for op in tg.ops_in_phase("backward")
+            if op.attrs.get("of") == name and op.name.startswith(name + ".")}
+
+
+def test_embedding_gradient_is_a_sparse_scatter_add_of_the_looked_up_rows():
+    g = WorkloadGraph("emb")
+    ids = TensorSpec("ids", (2, 3), "int32", role="input")
+    nb = NetBuilder(g, ids)
+    nb._add(embedding("emb", ids, vocab=10, dim=4, dtype="fp32"))
+    nb.flatten("flat")
+    nb.fc("fc", 5, bias=False)
+    tg = training_graph(g)
+    # 6 looked-up rows of 4: one accumulate per element; the table (10 x 4) is not densified.
+    wgrad = tg["emb.wgrad"]
+    assert wgrad.flops == 2 * 3 * 4 and wgrad.outputs[0].shape == (6, 4)
+    assert wgrad.kind == "embedding" and wgrad.attrs["fn"] == "scatter_add"
+    # SGD touches only those rows: 2 FLOPs x 24 elements, not x 40.
+    assert tg["emb.weight.update"].flops == 2 * 24
+    assert tg["emb.weight.update"].attrs["sparse"] is True
+    assert tg["fc.weight.update"].flops == 2 * 12 * 5
+    # Adam: 12 per touched element.
+    assert training_graph(g, optimizer="adam")["emb.weight.update"].flops == 12 * 24
+
+
+def test_a_table_looked_up_twice_concatenates_its_sparse_gradients():
+    g = WorkloadGraph("emb2")
+    a = TensorSpec("a", (2, 3), "int32", role="input")
+    b = TensorSpec("b", (2, 5), "int32", role="input")
+    g.add(embedding("ea", a, vocab=10, dim=4, dtype="fp32", weight_name="T"))
+    g.add(embedding("eb", b, vocab=10, dim=4, dtype="fp32", weight_name="T"))
+    from archsim.compilers.graph.cnn import data_movement, elementwise, linear
+    g.add(data_movement("fa", g["ea"].outputs[0], (2, 12)))
+    g.add(data_movement("fb", g["eb"].outputs[0], (2, 20)))
+    g.add(linear("la", g["fa"].outputs[0], out_features=3, bias=False))
+    g.add(linear("lb", g["fb"].outputs[0], out_features=3, bias=False))
+    g.add(elementwise("sum", g["la"].outputs[0], g["lb"].outputs[0]))
+    tg = training_graph(g)
+    cat = tg["T.grad_concat"]
+    assert cat.kind == "data_movement" and cat.flops == 0.0
+    assert cat.outputs[0].shape == (6 + 10, 4)
+    assert tg["T.update"].flops == 2 * 16 * 4
+
+
+def _lstm_graph(*, bidirectional: bool = False, cell: str = "lstm") -> WorkloadGraph:
+    """x (2, 5, 3) -> fc(4) -> recurrent(6) -> fc(7): the recurrent input wants a gradient."""
+    g = WorkloadGraph("rnn")
+    nb = NetBuilder(g, TensorSpec("x", (2, 5, 3), "fp32", role="input"))
+    nb.fc("fc_in", 4)
+    nb.rnn("rnn", 6, cell=cell, bidirectional=bidirectional)
+    nb.fc("fc_out", 7)
+    return g
+
+
+def test_lstm_bptt_flops_in_closed_form():
+    tg = training_graph(_lstm_graph())
+    b, t, i, h, gates = 2, 5, 4, 6, 4
+    ops = _ops_of(tg, "rnn")
+    # Cell backward: twice the forward's 9 point-wise FLOPs per hidden unit and step.
+    assert ops["cell_grad"] == 2 * 9 * b * t * h
+    assert ops["dgrad_h"] == 2 * t * b * (gates * h) * h
+    assert ops["dgrad"] == 2 * t * b * (gates * h) * i
+    assert ops["wgrad"] == 2 * (gates * h) * (b * t) * (i + h)
+    assert ops["bgrad"] == b * t * gates * h
+    # Data + weight gradient GEMMs are twice the forward's matmul FLOPs.
+    fwd_mm = 2 * t * b * gates * h * (i + h)
+    assert ops["dgrad_h"] + ops["dgrad"] + ops["wgrad"] == 2 * fwd_mm
+    assert tg["rnn.dgrad_h"].attrs["steps"] == t
+    for w in ("rnn.W", "rnn.R", "rnn.B"):
+        assert tg[w + ".update"].inputs[1].name == w + ".grad"
+    assert tg["rnn.wgrad"].outputs[0].shape == (1, 24, 4)
+
+
+def test_bidirectional_gru_sums_the_directions_input_gradients():
+    tg = training_graph(_lstm_graph(bidirectional=True, cell="gru"))
+    b, t, i, h, gates, dirs = 2, 5, 4, 6, 3, 2
+    ops = _ops_of(tg, "rnn")
+    assert ops["cell_grad"] == 2 * 8 * dirs * b * t * h
+    assert ops["dgrad"] == 2 * dirs * t * b * gates * h * i
+    assert ops["dgrad_sum"] == b * t * i
+    assert ops["dgrad_h"] + ops["dgrad"] + ops["wgrad"] == 2 * (2 * dirs * t * b * gates * h
+                                                                  * (i + h))
+
+
+def test_an_rnn_on_a_graph_input_has_no_input_gradient():
+    g = WorkloadGraph("rnn0")
+    nb = NetBuilder(g, TensorSpec("x", (2, 5, 3), "fp32", role="input"))
+    nb.rnn("rnn", 6, cell="rnn")
+    nb.fc("fc_out", 7)
+    ops = _ops_of(training_graph(g), "rnn")
+    assert "dgrad" not in ops and ops["dgrad_h"] == 2 * 5 * 2 * 6 * 6
+
+
+def test_memnet_reduce_gradients_in_closed_form():
+    from archsim.compilers.graph.fathom import fathom_memnet
+    b, m, s, e = 32, 10, 6, 20
+    tg = training_graph(fathom_memnet())
+    # Weighted sums: the embedded words get dy expanded times the encoding (1 FLOP each);
+    # the position encoding is a constant input; TA is broadcast over the batch, so its
+    # gradient sums dy over it (one FLOP per output element).
+    assert _ops_of(tg, "query_encode") == {"grad0": b * s * e}
+    assert _ops_of(tg, "memory_encode") == {"grad0": b * m * s * e, "grad2": b * m * e}
+    assert tg["memory_encode.grad2"].kind == "reduce"
+    assert tg["memory_encode.grad2"].outputs[0].shape == (m, e)
+    # A and B are sparse: 32*10*6 and 32*6 looked-up rows of 20.
+    assert tg["A.update"].flops == 2 * b * m * s * e
+    assert tg["B.update"].flops == 2 * b * s * e
+    # H is shared by the three hops: its three contributions are summed.
+    assert tg["H.grad_sum"].flops == 2 * e * e
+
+
+def test_plain_sum_reduce_backward_is_data_movement():
+    g = WorkloadGraph("sum")
+    nb = NetBuilder(g, TensorSpec("x", (2, 3, 4), "fp32", role="input"))
+    nb.fc("fc", 5)
+    y = TensorSpec("pooled", (2, 5), "fp32")
+    g.add(Operator("pool", "reduce", (nb.x,), (y,), 2.0 * 2 * 5, {"fn": "sum", "axis": 1}))
+    NetBuilder(g, y).fc("out", 3)
+    tg = training_graph(g)
+    assert tg["pool.grad"].kind == "data_movement" and tg["pool.grad"].flops == 0.0
+    assert tg["pool.grad"].outputs[0].shape == (2, 3, 5)
+
+
+def test_seq2seq_attention_backward_and_every_fathom_workload_trains():
+    from archsim.compilers.graph.fathom import FATHOM_WORKLOADS, fathom_workload
+    tg = training_graph(fathom_workload("seq2seq"))
+    pairs, h = 64 * 50 * 40, 256
+    att = tg["attention.grad"]
+    # Twice the products (4 h per pair) plus the softmax backward (4 per score).
+    assert att.flops == 2 * 4 * pairs * h + 4 * pairs
+    # query, keys, values (encoder states) and v all get gradients.
+    assert sorted(t.name for t in att.outputs) == sorted(
+        ["attn_query.out.grad", "attn_keys.out.grad", "enc_lstm2.out.grad@attention",
+         "attn_v.grad"])
+    for name in FATHOM_WORKLOADS:
+        fwd = fathom_workload(name)
+        tg = training_graph(fwd)
+        assert tg.phase_flops()["forward"] == fwd.total_flops
+        assert sorted(op.inputs[0].name for op in tg.ops_in_phase("update")) == sorted(
+            fwd.weights())
+
+
+def test_speech_backward_gemms_are_twice_the_forward_less_the_first_dgrad():
+    from archsim.compilers.graph.fathom import fathom_speech
+    b, frames, coeffs, hid = 2, 7, 26, 16
+    fwd = fathom_speech(b, max_frames=frames, hidden=hid)
+    tg = training_graph(fwd)
+    fwd_mm = sum(op.flops for op in fwd if op.kind == "matmul") + sum(
+        op.attrs["matmul_flops"] for op in fwd if op.kind == "recurrent")
+    back_mm = sum(op.flops for op in tg.ops_in_phase("backward") if op.kind == "matmul")
+    assert back_mm == 2 * fwd_mm - 2 * (b * frames * coeffs * hid)

@@ -45,6 +45,39 @@ Counting conventions (besides :mod:`.cnn`'s for the forward):
   Updates run after the whole backward pass (``optimizer.step()`` after ``backward()``).
 - A tensor read by several forward operators gets its gradient contributions summed by one
   ``elementwise`` add (phase ``"backward"``), one FLOP per element per extra contribution.
+- Embedding: the table's gradient is *sparse* (TensorFlow's ``IndexedSlices``): one
+  ``embedding`` operator (``fn = "scatter_add"``) writes the looked-up rows' gradients, a
+  ``(rows, dim)`` tensor, one FLOP per element (the accumulation into its row). Several sparse
+  contributions to one table are concatenated (``data_movement``, no FLOPs); a table that
+  also gets a dense contribution has the sparse rows scatter-added into it (one FLOP per
+  sparse element). The update of a table with a sparse gradient touches only those rows:
+  the optimizer's FLOPs per element times ``rows x dim`` (TensorFlow's sparse apply ops).
+  The ids get no gradient.
+- Recurrent (back-propagation through time, per direction): the output gradient enters a
+  point-wise cell backward (``elementwise``, ``fn = "cell_grad"``) of twice the cell's
+  forward point-wise FLOPs (assumed: LSTM 18 per hidden unit and step, GRU 16, RNN 2), which
+  yields the gate gradients ``(dirs, batch, seq, gates x hidden)``; the recursion
+  ``dh_{t-1} = dgates_t R`` is a ``matmul`` (``steps`` = seq: sequential, interleaved with
+  the cell backward step by step, aggregated into one operator as the forward is) of
+  ``2 dirs seq batch gates hidden hidden`` FLOPs; the input gradient ``dx = dgates W`` (only
+  when the input wants one) ``2 dirs seq batch gates hidden input`` -- the two together are
+  the forward's matmul FLOPs -- and the weight gradients ``[dW dR] = dgates^T [x h]`` one
+  ``matmul`` (``m`` = gates x hidden, ``k`` = batch x seq, ``n`` = input + hidden,
+  ``batch`` = dirs) of the forward's matmul FLOPs again; the bias gradient a ``reduce`` of
+  one FLOP per gate-gradient element. A bidirectional layer's per-direction input gradients
+  are summed (``elementwise``, one FLOP per input element).
+- Reduce (sum / weighted sum over axes, broadcasting smaller operands): an input at least as
+  large as the output gets the output gradient expanded back over the reduced axes -- pure
+  data movement (no FLOPs) for a plain ``sum``/``mean`` (one FLOP per element for ``mean``'s
+  scale), one multiply per element when the reduction weighted it by other operands; an
+  input smaller than the output (broadcast into it, such as a bias) gets the output gradient
+  summed over the broadcast axes (a ``reduce``, one FLOP per output element).
+- Attention (scores, softmax, context in one operator): with ``attrs`` ``batch``, ``heads``,
+  ``q_len``, ``kv_len`` and ``head_dim`` the products (``4 batch heads q_len kv_len
+  head_dim``: ``QK^T`` and ``PV``, or additive scoring's add, tanh, multiply-by-``v`` and the
+  context sum) each have two gradients, so the backward is twice those FLOPs plus the
+  softmax backward's 4 per score; without those attributes twice the forward FLOPs. One
+  ``attention`` operator (``fn = "grad"``) writes every operand's gradient.
 """
 
 from __future__ import annotations
@@ -71,7 +104,7 @@ OPTIMIZERS: tuple[str, ...] = ("sgd", "adam")
 #: Operator kinds :func:`training_graph` can differentiate.
 DIFFERENTIABLE_KINDS: frozenset[str] = frozenset({
     "conv2d", "matmul", "activation", "norm", "pool", "elementwise", "softmax",
-    "data_movement"})
+    "data_movement", "embedding", "recurrent", "reduce", "attention"})
 
 # Backward FLOPs per element of an activation (counted as in the module docstring; "other"
 # activations are assumed) and whether the backward reads the forward output (else input).
@@ -80,6 +113,10 @@ _ACT_BACKWARD_OTHER = 8.0  # assumed: gelu / silu and friends recompute their de
 _NORM_BACKWARD_PER_ELEMENT = 9.0
 _SOFTMAX_BACKWARD_PER_ELEMENT = 4.0
 _LOSS_PER_LOGIT = 6.0
+# assumed: a recurrent cell's point-wise backward costs twice its forward (each gate's
+# derivative and the product rule through the cell state), see the module docstring.
+_CELL_BACKWARD_FACTOR = 2.0
+_ATTN_SOFTMAX_BACKWARD_PER_SCORE = _SOFTMAX_BACKWARD_PER_ELEMENT
 _UPDATE_FLOPS = {("sgd", False): 2.0, ("sgd", True): 4.0, ("adam", False): 12.0,
                  ("adam", True): 12.0}
 
@@ -191,6 +228,8 @@ class _Builder:
                     if self.wants_grad(t):
                         self.expected[t.name] = self.expected.get(t.name, 0) + 1
         self.contribs: dict[str, list[TensorSpec]] = {}
+        # Names of sparse (looked-up rows) gradient tensors.
+        self.sparse: set[str] = set()
         self.final: dict[str, TensorSpec] = {}
         # Forward tensor name -> the recomputed tensor the backward reads instead.
         self.recomputed: dict[str, TensorSpec] = {}
@@ -206,14 +245,22 @@ class _Builder:
         """Weights, and activations some live forward operator produced (not the image)."""
         return t.role == "weight" or self.producer.get(t.name) in self.live
 
-    def contribution(self, t: TensorSpec, consumer: str, pos: int, op: Operator) -> TensorSpec:
-        """A name for ``consumer``'s gradient contribution to ``t`` (``t.grad`` if the only one)."""
+    def contribution(self, t: TensorSpec, consumer: str, pos: int, op: Operator, *,
+                     sparse_shape: tuple[int, ...] | None = None) -> TensorSpec:
+        """A name for ``consumer``'s gradient contribution to ``t`` (``t.grad`` if the only one).
+
+        ``sparse_shape`` makes it a sparse (looked-up rows) gradient of that shape.
+        """
         if self.expected[t.name] == 1:
             name = f"{t.name}.grad"
         else:
             dup = sum(1 for u in op.inputs if u.name == t.name) > 1
             name = f"{t.name}.grad@{consumer}" + (f"#{pos}" if dup else "")
-        spec = _grad_spec(name, t)
+        if sparse_shape is None:
+            spec = _grad_spec(name, t)
+        else:
+            spec = TensorSpec(name, sparse_shape, t.dtype, role="gradient")
+            self.sparse.add(name)
         self.contribs.setdefault(t.name, []).append(spec)
         return spec
 
@@ -224,12 +271,22 @@ class _Builder:
         parts = self.contribs.get(name, [])
         if not parts:
             return None
+        sparse = [p for p in parts if p.name in self.sparse]
+        dense = [p for p in parts if p.name not in self.sparse]
         if len(parts) == 1:
             g = parts[0]
+        elif not dense:  # sparse slices of one table are concatenated, not added
+            rows = sum(p.numel for p in sparse) // sparse[0].shape[-1]
+            g = TensorSpec(f"{name}.grad", (rows, sparse[0].shape[-1]), sparse[0].dtype,
+                           role="gradient")
+            self.sparse.add(g.name)
+            self.add(Operator(f"{name}.grad_concat", "data_movement", tuple(parts), (g,), 0.0,
+                              {"fn": "concat"}), "backward", of)
         else:
             g = _grad_spec(f"{name}.grad", self.specs[name])
+            flops = g.numel * (len(dense) - 1) + sum(p.numel for p in sparse)
             self.add(Operator(f"{name}.grad_sum", "elementwise", tuple(parts), (g,),
-                              float(g.numel * (len(parts) - 1)), {"fn": "add"}),
+                              float(flops), {"fn": "add"}),
                      "backward", of)
         self.final[name] = g
         return g
@@ -413,6 +470,100 @@ class _Builder:
             self._emit(op, "grad", "data_movement", dys, outs, 0.0,
                        {**op.attrs, "fn": f"{fn}_grad"})
 
+    def _bw_embedding(self, op: Operator, dys: list[TensorSpec]) -> None:
+        table = op.inputs[1]
+        if not self.wants_grad(table):
+            return
+        dy = dys[0]
+        dim = table.shape[-1]
+        rows = dy.numel // dim
+        dt = self.contribution(table, op.name, 1, op, sparse_shape=(rows, dim))
+        self._emit(op, "wgrad", "embedding", (dy, op.inputs[0]), (dt,), float(dy.numel),
+                   {**op.attrs, "fn": "scatter_add", "rows": rows})
+
+    def _bw_recurrent(self, op: Operator, dys: list[TensorSpec]) -> None:
+        a = op.attrs
+        dy = dys[0]
+        x = op.inputs[0]
+        y = op.outputs[0]
+        dirs, b, t = a["directions"], a["batch"], a["seq_len"]
+        gates, h, i = a["gates"], a["hidden_size"], a["input_size"]
+        gh = gates * h
+        steps = {"steps": t, "directions": dirs}
+        dgates = TensorSpec(f"{op.name}.dgates", (dirs, b, t, gh), dy.dtype, role="gradient")
+        self._emit(op, "cell_grad", "elementwise", (dy, self.read(y)), (dgates,),
+                   _CELL_BACKWARD_FACTOR * a["pointwise_flops"],
+                   {"fn": "cell_grad", "cell": a["cell"], **steps})
+        dh = TensorSpec(f"{op.name}.dh", (dirs, b, t, h), dy.dtype, role="gradient")
+        r_w = op.inputs[2]
+        self._emit(op, "dgrad_h", "matmul", (dgates, r_w), (dh,), 2.0 * dirs * t * b * gh * h,
+                   {"m": b, "k": gh, "n": h, "batch": dirs * t,
+                    "macs": dirs * t * b * gh * h, **steps})
+        if self.wants_grad(x):
+            dx = self.contribution(x, op.name, 0, op)
+            if dirs == 1:
+                self._emit(op, "dgrad", "matmul", (dgates, op.inputs[1]), (dx,),
+                           2.0 * t * b * gh * i,
+                           {"m": b * t, "k": gh, "n": i, "batch": 1, "macs": t * b * gh * i})
+            else:
+                per_dir = TensorSpec(f"{op.name}.dx_dirs", (dirs, *x.shape), dy.dtype,
+                                     role="gradient")
+                self._emit(op, "dgrad", "matmul", (dgates, op.inputs[1]), (per_dir,),
+                           2.0 * dirs * t * b * gh * i,
+                           {"m": b * t, "k": gh, "n": i, "batch": dirs,
+                            "macs": dirs * t * b * gh * i})
+                self._emit(op, "dgrad_sum", "elementwise", (per_dir,), (dx,),
+                           float((dirs - 1) * x.numel), {"fn": "add"})
+        weights = [(j, w) for j, w in enumerate(op.inputs) if j >= 1 and w.role == "weight"]
+        mats = [(j, w) for j, w in weights if j in (1, 2)]
+        outs = [self.contribution(w, op.name, j, op) for j, w in mats]
+        self._emit(op, "wgrad", "matmul", (dgates, self.read(x), self.read(y)), outs,
+                   2.0 * dirs * gh * b * t * (i + h),
+                   {"m": gh, "k": b * t, "n": i + h, "batch": dirs,
+                    "macs": dirs * gh * b * t * (i + h)})
+        for j, w in weights:
+            if j >= 3:
+                db = self.contribution(w, op.name, j, op)
+                self._emit(op, "bgrad", "reduce", (dgates,), (db,), float(dgates.numel),
+                           {"fn": "sum", "axes": (1, 2)})
+
+    def _bw_reduce(self, op: Operator, dys: list[TensorSpec]) -> None:
+        dy = dys[0]
+        fn = op.attrs.get("fn", "sum")
+        operands = len(op.inputs)
+        for j, t in self._targets(op):
+            d = self.contribution(t, op.name, j, op)
+            suffix = "grad" if len(op.inputs) == 1 else f"grad{j}"
+            if t.numel >= dy.numel:
+                # Expanded back over the reduced axes; a weighted reduction multiplies by
+                # the other operands (one FLOP per element), a mean scales.
+                weighted = operands > 1
+                if weighted or fn == "mean":
+                    ins = (dy, *(self.read(u) for k, u in enumerate(op.inputs) if k != j))
+                    self._emit(op, suffix, "elementwise", ins, (d,), float(t.numel),
+                               {"fn": f"{fn}_grad"})
+                else:
+                    self._emit(op, suffix, "data_movement", (dy,), (d,), 0.0,
+                               {"fn": "broadcast"})
+            else:  # broadcast into the output: sum the gradient over the broadcast axes
+                self._emit(op, suffix, "reduce", (dy,), (d,), float(dy.numel),
+                           {"fn": "sum"})
+
+    def _bw_attention(self, op: Operator, dys: list[TensorSpec]) -> None:
+        targets = self._targets(op)
+        if not targets:
+            return
+        a = op.attrs
+        keys = ("batch", "heads", "q_len", "kv_len", "head_dim")
+        if all(k in a for k in keys):
+            scores = a["batch"] * a["heads"] * a["q_len"] * a["kv_len"]
+            flops = 2.0 * 4.0 * scores * a["head_dim"] + _ATTN_SOFTMAX_BACKWARD_PER_SCORE * scores
+        else:
+            flops = 2.0 * op.flops
+        outs = [self.contribution(t, op.name, j, op) for j, t in targets]
+        self._emit(op, "grad", "attention", (dys[0], *(self.read(t) for t in op.inputs)),
+                   outs, flops, {**a, "fn": "grad"})
+
     # -- update ----------------------------------------------------------------------------
     def update(self, w: TensorSpec, of: str, optimizer: str, momentum: bool) -> None:
         g = self.gradient(w.name, of)
@@ -431,8 +582,11 @@ class _Builder:
         outs = [TensorSpec(f"{w.name}.updated", w.shape, w.dtype, role="weight"),
                 *(TensorSpec(f"{s.name}.updated", s.shape, s.dtype, role="state")
                   for s in states)]
+        # A sparse gradient updates only the rows it holds (TensorFlow's sparse apply ops).
+        touched = g.numel if g.name in self.sparse else w.numel
         self.add(Operator(f"{w.name}.update", "elementwise", (w, g, *states), tuple(outs),
-                          _UPDATE_FLOPS[(optimizer, momentum)] * w.numel, {"fn": fn}),
+                          _UPDATE_FLOPS[(optimizer, momentum)] * touched,
+                          {"fn": fn, "sparse": g.name in self.sparse}),
                  "update", of)
 
 
