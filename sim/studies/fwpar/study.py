@@ -24,6 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ....compilers.graph.ir import WorkloadGraph
 from ....outputs import save_figure
 from .. import Band, Comparison, Direction, Observation, Status, StudyResult
 from .measure import (
@@ -43,6 +44,11 @@ __all__ = ["PUBLISHED", "QUICK_PLAN", "FULL_PLAN", "measure_all", "analyze", "lo
 
 #: arXiv 1908.04705 abstract: guideline speedup over Intel-recommended and TF-default.
 PUBLISHED = {"intel": 1.29, "tf_default": 1.34}
+#: Oversubscription penalty of the many-core model's headline (assumed: none beyond
+#: processor sharing). The kappa measured here (one GEMM at 2P vs P threads) is dominated
+#: by the other jobs on the shared machine, so it is reported, not used; the kappa that
+#: would give the published TF-default gap is reported next to it.
+MODEL_KAPPA = 0.0
 #: The TACO 18(1) 2021 version's figures (notes §6), printed for reference.
 PUBLISHED_TACO = {"intel": 1.30, "tf_default": 1.38}
 
@@ -143,10 +149,8 @@ def analyze(data: dict[str, Any], *, cpu: CpuDescription = SKYLAKE_2S) -> dict[s
         # The model: the same graph, calibrated here, on this CPU (a check) and on ``cpu``.
         g = build_model(m["name"], **{k: tuple(v) if isinstance(v, list) else v
                                       for k, v in m["params"].items()})
-        cal = Calibration(t1_s=m["t1_s"], fraction=m["fraction"],
-                          overhead_sync_s=m["calibration"]["overhead_sync_s"],
-                          overhead_pool_s=m["calibration"]["overhead_sync_s"]
-                          + data["pool_overhead_extra_s"], kappa=data["blas_scaling"]["kappa"])
+        cal = _calibration(m, data, g, fraction=data["blas_scaling"]["fraction"],
+                           kappa=MODEL_KAPPA)
         here_cpu = CpuDescription(name="this machine", sockets=topo["sockets"],
                                   cores_per_socket=max(topo["physical"] // topo["sockets"], 1),
                                   threads_per_core=max(topo["logical"] // topo["physical"], 1))
@@ -163,10 +167,17 @@ def analyze(data: dict[str, Any], *, cpu: CpuDescription = SKYLAKE_2S) -> dict[s
                 mrow[f"{label}_vs_{base}"] = pred[base] / pred["guideline"]
         for k in ("guideline", "intel", "tf_default"):
             mrow[f"here_{k}_measured_min_s"] = row[f"{k}_min_s"]
+        # Serial execution checks the per-op times and overheads without any threading.
+        mrow["here_1x1_s"] = simulate_graph(g, cal, inter=1, intra=1, cpu=here_cpu)
+        mrow["here_1x1_measured_min_s"] = summ["1x1"]["min_s"]
+        mrow["serial_scale"] = _serial_scale(m)
         model_rows.append(mrow)
     out: dict[str, Any] = {"rows": rows, "model_rows": model_rows,
                            "sensitivity": _sensitivity(data, cpu)}
     out["implied_kappa_tf_default"] = _implied_kappa(data, cpu, PUBLISHED["tf_default"])
+    at_measured = _model_geomeans(data, cpu, kappa=data["blas_scaling"]["kappa"])
+    out["model_geomean_measured_kappa_vs_intel"] = at_measured["intel"]
+    out["model_geomean_measured_kappa_vs_tf_default"] = at_measured["tf_default"]
     for base in ("intel", "tf_default"):
         out[f"geomean_vs_{base}_best"] = _geomean([r[f"vs_{base}_best"] for r in rows])
         out[f"geomean_vs_{base}_median"] = _geomean([r[f"vs_{base}_median"] for r in rows])
@@ -177,6 +188,34 @@ def analyze(data: dict[str, Any], *, cpu: CpuDescription = SKYLAKE_2S) -> dict[s
     return out
 
 
+def _calibration(m: dict[str, Any], data: dict[str, Any], g: WorkloadGraph, *,
+                 fraction: float, kappa: float) -> Calibration:
+    """The model's calibration of one model of a run.
+
+    The per-operator minimum times of the profiling runs give each operator's share; their
+    level is scaled so that the serial (1x1) prediction equals the minimum 1x1 wall time of
+    the interleaved rounds, because on the shared machine the profiling runs and the timed
+    rounds meet different loads (the unscaled ratio is reported as ``serial_scale``).
+    """
+    ov = m["calibration"]["overhead_sync_s"]
+    n = m["measured"]["operators"]
+    kern = sum(m["t1_s"].values())
+    target = m["measured"]["summary"]["1x1"]["min_s"] - n * ov
+    scale = target / kern if kern > 0 and target > 0 else 1.0
+    kinds = {op.name: op.kind for op in g}
+    return Calibration(t1_s={k: v * scale for k, v in m["t1_s"].items()},
+                       fraction={k: fraction if kinds[k] in BLAS_KINDS else 0.0
+                                 for k in m["t1_s"]},
+                       overhead_sync_s=ov, overhead_pool_s=ov + data["pool_overhead_extra_s"],
+                       kappa=kappa)
+
+
+def _serial_scale(m: dict[str, Any]) -> float:
+    ov = m["calibration"]["overhead_sync_s"]
+    kern = sum(m["t1_s"].values())
+    return (m["measured"]["summary"]["1x1"]["min_s"] - m["measured"]["operators"] * ov) / kern
+
+
 def _model_geomeans(data: dict[str, Any], cpu: CpuDescription, *,
                     fraction: float | None = None, kappa: float | None = None
                     ) -> dict[str, float]:
@@ -184,15 +223,12 @@ def _model_geomeans(data: dict[str, Any], cpu: CpuDescription, *,
     fraction and ``kappa`` of the run unless given."""
     blas = data["blas_scaling"]
     f_new = blas["fraction"] if fraction is None else fraction
-    k_new = blas["kappa"] if kappa is None else kappa
+    k_new = MODEL_KAPPA if kappa is None else kappa
     ratios: dict[str, list[float]] = {"intel": [], "tf_default": []}
     for m in data["models"]:
         g = build_model(m["name"], **{k: tuple(v) if isinstance(v, list) else v
                                       for k, v in m["params"].items()})
-        frac = {op.name: f_new if op.kind in BLAS_KINDS else 0.0 for op in g}
-        ov = m["calibration"]["overhead_sync_s"]
-        cal = Calibration(t1_s=m["t1_s"], fraction=frac, overhead_sync_s=ov,
-                          overhead_pool_s=ov + data["pool_overhead_extra_s"], kappa=k_new)
+        cal = _calibration(m, data, g, fraction=f_new, kappa=k_new)
         sets = paper_settings(m["measured"]["width"], physical=cpu.physical_cores,
                               logical=cpu.logical_cores, sockets=cpu.sockets)
         pred = {k: simulate_graph(g, cal, inter=s.inter, intra=s.intra, cpu=cpu)
@@ -269,11 +305,12 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
             published_low=pub, published_high=pub, band=Band.around(pub),
             direction=Direction(above=1.0), unit="x",
             expected=_EXPECTED[f"model_{base}"],
-            assumption="calibrated here (per-kind Amdahl fraction from 1 vs 2 threads, "
-                       "executor overheads, oversubscription kappa); CPU "
-                       f"{SKYLAKE_2S.name} assumed; hyper-threads add no throughput",
-            note=f"GEMM fraction {full['blas_scaling']['fraction']:.3g}, kappa "
-                 f"{full['blas_scaling']['kappa']:.3g}"))
+            assumption="per-op times, GEMM Amdahl fraction (1 vs 2 threads) and executor "
+                       f"overheads measured here; CPU {SKYLAKE_2S.name} assumed; "
+                       "hyper-threads add no throughput; no oversubscription penalty "
+                       f"(kappa {MODEL_KAPPA}, assumed)",
+            note=f"GEMM fraction {full['blas_scaling']['fraction']:.3g}; kappa giving "
+                 f"{PUBLISHED['tf_default']}x vs TF: {full_a['implied_kappa_tf_default']:.3g}"))
     obs = _observations(fresh, fresh_a, full, full_a, quick=quick)
     result = StudyResult(
         name="fwpar",
@@ -281,6 +318,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
         comparisons=comps, observations=obs,
         tables={"measured": full_a["rows"], "model": full_a["model_rows"],
                 **({"quick_measured": fresh_a["rows"]} if quick else {}),
+                "model_sensitivity": full_a["sensitivity"],
                 "calibration": [{"model": m["name"], "kind": k, **v}
                                 for m in full["models"]
                                 for k, v in m["calibration"]["kinds"].items()]},
@@ -292,9 +330,9 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
 
 #: Statuses the shipped full run gives (computed from its numbers; see README.md).
 _EXPECTED: dict[str, Status] = {
-    "measured_intel": Status.NOT_REPRODUCED,
-    "measured_tf_default": Status.NOT_REPRODUCED,
-    "model_intel": Status.NOT_REPRODUCED,
+    "measured_intel": Status.IN_SHAPE,
+    "measured_tf_default": Status.IN_SHAPE,
+    "model_intel": Status.IN_SHAPE,
     "model_tf_default": Status.NOT_REPRODUCED,
 }
 
@@ -313,6 +351,21 @@ def _observations(fresh: dict[str, Any], fresh_a: dict[str, Any], full: dict[str
                        ours=fresh["blas_scaling"]["fraction"], note=_blas_note(fresh)),
            Observation(metric="oversubscription kappa, GEMM at 2P vs P threads (this run)",
                        ours=fresh["blas_scaling"]["kappa"], note=_blas_note(fresh))]
+    obs += [
+        Observation(metric="model, guideline over TF default at the kappa measured here "
+                           "(full run)", ours=full_a["model_geomean_measured_kappa_vs_tf_default"],
+                    unit="x", note=f"kappa {full['blas_scaling']['kappa']:.3g} measured at "
+                    f"load {full['blas_scaling']['load_avg_1min']:.1f}: oversubscribed "
+                    "spinning BLAS threads on a shared machine"),
+        Observation(metric="model, guideline over Intel at the kappa measured here (full run)",
+                    ours=full_a["model_geomean_measured_kappa_vs_intel"], unit="x"),
+        Observation(metric="kappa at which the model gives the published 1.34x vs TF default",
+                    ours=full_a["implied_kappa_tf_default"],
+                    note="efficiency 1/(1+kappa(D/P-1)) with D threads on P cores"),
+        Observation(metric="model on this machine, guideline over Intel / TF (full run)",
+                    ours=full_a["model_here_geomean_vs_intel"], unit="x",
+                    note=f"vs TF {full_a['model_here_geomean_vs_tf_default']:.3g}x"),
+    ]
     for tag, a in (("this run", fresh_a), ("full run", full_a)) if quick else \
             (("this run", fresh_a),):
         for r in a["rows"]:
@@ -328,7 +381,8 @@ def _observations(fresh: dict[str, Any], fresh_a: dict[str, Any], full: dict[str
             obs.append(Observation(
                 metric=f"{r['model']} model on this machine vs measured, guideline ({tag})",
                 ours=r["here_guideline_s"] / r["here_guideline_measured_min_s"],
-                note="predicted / measured minimum wall time"))
+                note="predicted / measured minimum wall time; profiled per-op times "
+                     f"scaled by {r['serial_scale']:.3g} to the rounds' 1x1 minimum"))
     return obs
 
 
@@ -361,8 +415,13 @@ def _assumptions(full: dict[str, Any]) -> list[str]:
         "(1 vs 2 threads) and extrapolated to 48 cores; the per-core speed of the modelled "
         f"CPU equals this machine's (assumed); {SKYLAKE_2S.name} ({SKYLAKE_2S.source}; the "
         "paper's exact part not recovered, assumed); hyper-threads add no throughput "
-        "(the paper's guideline 1); oversubscription efficiency 1/(1+kappa(D/P-1)) with "
-        "kappa measured here from one GEMM at 2P vs P threads.",
+        "(the paper's guideline 1); oversubscribed cores are processor-shared with "
+        f"efficiency 1/(1+kappa(D/P-1)), kappa = {MODEL_KAPPA} in the headline (assumed); "
+        "the kappa measured here (one GEMM at 2P vs P threads) is reported with the "
+        "sensitivity table, not used, because the other jobs on the machine dominate it.",
+        "The GEMM Amdahl fraction is the minimum-time ratio of one 256x512x512 GEMM at 1 and "
+        "P threads; it moves with the machine's load (see the observations), so the model's "
+        "sensitivity to it is tabulated (model_sensitivity.csv).",
         "Headline comparisons read the shipped full run data/full_run.json "
         "(make_full_run.py); the quick run's own figures are observations.",
     ]
