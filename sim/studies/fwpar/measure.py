@@ -13,13 +13,15 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ....compilers.graph.ir import WorkloadGraph
+from ....compilers.graph.cnn import activation
+from ....compilers.graph.ir import TensorSpec, WorkloadGraph
 from ....errors import ConfigError
 from ....sim.graph_exec import evaluate_graph, execute_graph, graph_width, make_inputs
 from .model import Calibration, amdahl_fraction
 
 __all__ = ["CpuTopology", "cpu_topology", "Setting", "paper_settings", "GRID",
-           "measure_settings", "per_op_min_times", "BLAS_KINDS", "blas_scaling", "calibrate"]
+           "measure_settings", "per_op_min_times", "BLAS_KINDS", "blas_scaling", "dispatch_overhead",
+           "calibrate"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -171,6 +173,24 @@ def blas_scaling(*, physical: int, m: int = 256, n: int = 512, k: int = 512,
     return {"t_1_s": best[1], "t_p_s": best[physical], "t_2p_s": best[2 * physical],
             "fraction": f, "kappa": max(best[2 * physical] / best[physical] - 1.0, 0.0),
             "gemm_mnk": float(m * n * k), "load_avg_1min": os.getloadavg()[0]}
+
+
+def dispatch_overhead(*, ops: int = 200, repeats: int = 5) -> dict[str, float]:
+    """The executor's cost per operator, synchronous and through the inter-op pool.
+
+    A chain of ``ops`` ReLUs on 4-element tensors (kernels of about a microsecond) runs
+    at 1x1 and 2x1; the minimum wall time over ``repeats`` divided by ``ops`` is the
+    per-operator cost of each (a chain cannot overlap, so the pool's number is its dispatch
+    and wake-up latency).
+    """
+    g = WorkloadGraph("dispatch-chain")
+    t = TensorSpec("x", (4,), "fp32", role="input")
+    for i in range(ops):
+        t = g.add(activation(f"relu{i}", t)).outputs[0]
+    sync = execute_graph(g, inter_op_threads=1, repeats=repeats, warmup=1)
+    pool = execute_graph(g, inter_op_threads=2, repeats=repeats, warmup=1)
+    return {"sync_s": min(sync.wall_s_all) / ops, "pool_s": min(pool.wall_s_all) / ops,
+            "ops": float(ops), "load_avg_1min": pool.load_avg[0]}
 
 
 def calibrate(graph: WorkloadGraph, *, repeats: int, blas_fraction: float, kappa: float,

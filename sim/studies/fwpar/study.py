@@ -33,6 +33,7 @@ from .measure import (
     blas_scaling,
     calibrate,
     cpu_topology,
+    dispatch_overhead,
     measure_settings,
     paper_settings,
 )
@@ -58,6 +59,7 @@ QUICK_PLAN: dict[str, Any] = {
                ("mt-wnd", {"batch": 64, "tasks": 4}),
                ("mlp", {"batch": 64, "nodes": 512})],
     "rounds": 1, "repeats": 2, "calib_repeats": 2, "blas_repeats": 10,
+    "dispatch_repeats": 3,
 }
 FULL_PLAN: dict[str, Any] = {
     "models": [("inception", {"batch": 2, "modules": ("3a", "3b")}),
@@ -80,8 +82,6 @@ def measure_all(*, quick: bool, seed: int = 0) -> dict[str, Any]:
         g = build_model(name, **params)
         meas = measure_settings(g, GRID, rounds=plan["rounds"], repeats=plan["repeats"],
                                 seed=seed)
-        # The pool's dispatch overhead per operator: the 2x1 minus the 1x1 run of a graph
-        # divided by its operators, on a chain (nothing can overlap there) -- see below.
         cal, info = calibrate(g, repeats=plan["calib_repeats"],
                               blas_fraction=blas["fraction"], kappa=blas["kappa"],
                               overhead_pool_s=0.0, seed=seed)
@@ -89,16 +89,13 @@ def measure_all(*, quick: bool, seed: int = 0) -> dict[str, Any]:
                                                 for k, v in params.items()},
                        "measured": meas, "calibration": info,
                        "t1_s": cal.t1_s, "fraction": cal.fraction})
-    chains = [m for m in models if m["measured"]["width"] < 1.5]
-    pool_extra = [max(m["measured"]["summary"]["2x1"]["min_s"]
-                      - m["measured"]["summary"]["1x1"]["min_s"], 0.0)
-                  / m["measured"]["operators"] for m in chains]
+    dispatch = dispatch_overhead(repeats=plan["dispatch_repeats"])
     return {
         "mode": "quick" if quick else "full", "seed": seed,
         "topology": {"logical": topo.logical, "physical": topo.physical,
                      "sockets": topo.sockets, "source": topo.source},
         "blas": _blas_info(), "blas_scaling": blas,
-        "pool_overhead_extra_s": statistics.median(pool_extra) if pool_extra else 0.0,
+        "dispatch": dispatch,
         "models": models, "wall_s": time.perf_counter() - t0,
         "cpu_s": time.process_time() - cpu0,
         "load_avg_end": list(os.getloadavg()),
@@ -170,7 +167,7 @@ def analyze(data: dict[str, Any], *, cpu: CpuDescription = SKYLAKE_2S) -> dict[s
         # Serial execution checks the per-op times and overheads without any threading.
         mrow["here_1x1_s"] = simulate_graph(g, cal, inter=1, intra=1, cpu=here_cpu)
         mrow["here_1x1_measured_min_s"] = summ["1x1"]["min_s"]
-        mrow["serial_scale"] = _serial_scale(m)
+        mrow["serial_scale"] = _serial_scale(m, data)
         model_rows.append(mrow)
     out: dict[str, Any] = {"rows": rows, "model_rows": model_rows,
                            "sensitivity": _sensitivity(data, cpu)}
@@ -197,7 +194,7 @@ def _calibration(m: dict[str, Any], data: dict[str, Any], g: WorkloadGraph, *,
     the interleaved rounds, because on the shared machine the profiling runs and the timed
     rounds meet different loads (the unscaled ratio is reported as ``serial_scale``).
     """
-    ov = m["calibration"]["overhead_sync_s"]
+    ov = data["dispatch"]["sync_s"]
     n = m["measured"]["operators"]
     kern = sum(m["t1_s"].values())
     target = m["measured"]["summary"]["1x1"]["min_s"] - n * ov
@@ -206,12 +203,12 @@ def _calibration(m: dict[str, Any], data: dict[str, Any], g: WorkloadGraph, *,
     return Calibration(t1_s={k: v * scale for k, v in m["t1_s"].items()},
                        fraction={k: fraction if kinds[k] in BLAS_KINDS else 0.0
                                  for k in m["t1_s"]},
-                       overhead_sync_s=ov, overhead_pool_s=ov + data["pool_overhead_extra_s"],
+                       overhead_sync_s=ov, overhead_pool_s=data["dispatch"]["pool_s"],
                        kappa=kappa)
 
 
-def _serial_scale(m: dict[str, Any]) -> float:
-    ov = m["calibration"]["overhead_sync_s"]
+def _serial_scale(m: dict[str, Any], data: dict[str, Any]) -> float:
+    ov = data["dispatch"]["sync_s"]
     kern = sum(m["t1_s"].values())
     return (m["measured"]["summary"]["1x1"]["min_s"] - m["measured"]["operators"] * ov) / kern
 
@@ -347,6 +344,12 @@ def _observations(fresh: dict[str, Any], fresh_a: dict[str, Any], full: dict[str
            Observation(metric="measurement wall time (this run)", ours=fresh["wall_s"],
                        unit="s", note=f"CPU {fresh['cpu_s']:.2f} s; load at end "
                        f"{fresh['load_avg_end'][0]:.2f}"),
+           Observation(metric="executor cost per operator, synchronous (this run)",
+                       ours=fresh["dispatch"]["sync_s"] * 1e6, unit="us",
+                       note=f"chain of {fresh['dispatch']['ops']:.0f} tiny ReLUs, min of "
+                       f"repeats; through the 2-thread pool "
+                       f"{fresh['dispatch']['pool_s'] * 1e6:.1f} us; load "
+                       f"{fresh['dispatch']['load_avg_1min']:.2f}"),
            Observation(metric="GEMM Amdahl fraction, 1 vs P threads (this run)",
                        ours=fresh["blas_scaling"]["fraction"], note=_blas_note(fresh)),
            Observation(metric="oversubscription kappa, GEMM at 2P vs P threads (this run)",
