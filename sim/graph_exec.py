@@ -530,7 +530,7 @@ def _run(graph: WorkloadGraph, inputs: Mapping[str, Array],
     return GraphRun(values=values, events=tuple(events), wall_s=time.perf_counter() - t0)
 
 
-def _pool(inter: int) -> ThreadPoolExecutor | None:
+def _interop_pool(inter: int) -> ThreadPoolExecutor | None:
     # A framework keeps its inter-op pool alive across runs, so thread start-up is not
     # part of a run's time; one pool serves every repeat of a call.
     return ThreadPoolExecutor(max_workers=inter, thread_name_prefix="interop") \
@@ -566,7 +566,7 @@ def evaluate_graph(graph: WorkloadGraph, *, inter_op_threads: int = 1,
     if inputs:
         vals.update({k: np.asarray(v, dtype=vals[k].dtype if k in vals else None)
                      for k, v in inputs.items()})
-    pool = _pool(inter)
+    pool = _interop_pool(inter)
     try:
         with threadpool_limits(limits=intra):
             return _run(graph, vals, pool)
@@ -600,7 +600,7 @@ def execute_graph(graph: WorkloadGraph, *, inter_op_threads: int = 1,
     vals = make_inputs(graph, seed=seed)
     walls: list[float] = []
     per_op_runs: list[dict[str, float]] = []
-    pool = _pool(inter)
+    pool = _interop_pool(inter)
     try:
         with threadpool_limits(limits=intra):
             for _ in range(warmup):

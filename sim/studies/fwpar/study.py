@@ -456,6 +456,9 @@ def _plot(a: dict[str, Any], path: Path) -> Path:
         ax.set_ylabel("guideline speedup (x)")
         ax.set_title(f"guideline over {base}")
         ax.legend(fontsize=7)
+    load = statistics.fmean(r["load_avg_1min_mean"] for r in a["rows"])
+    fig.suptitle(f"fwpar: measured on a shared 2-core CPU (mean 1-min load {load:.1f}) and "
+                 f"modelled on {SKYLAKE_2S.physical_cores} cores", fontsize=10)
     fig.tight_layout()
     out = save_figure(fig, path)
     plt.close(fig)
