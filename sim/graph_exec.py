@@ -462,25 +462,47 @@ def _graph_inputs(graph: WorkloadGraph) -> dict[str, TensorSpec]:
 def make_inputs(graph: WorkloadGraph, *, seed: int = 0) -> dict[str, Array]:
     """Random values for every tensor no operator produces (weights, inputs, states).
 
-    Floating tensors are float32 normal draws scaled by ``1/sqrt(last axis)`` (keeps deep
-    chains finite); integer tensors that index an embedding table are uniform over its rows;
-    other integer tensors are zeros (lengths, unused ids).
+    Matrix weights are float32 normal draws scaled by ``1/sqrt(fan_in)`` (the fan-in of
+    the consuming conv or matmul), so that activations stay of order one through deep
+    chains; norm scales are ``1 + 0.1 N``, biases and shifts ``0.1 N``; model inputs and
+    states ``N(0, 1)``. Integer tensors that index an embedding table are uniform over its
+    rows; other integer tensors are zeros (lengths, unused ids).
     """
     rng = np.random.default_rng(seed)
     bound: dict[str, int] = {}
+    fan_in: dict[str, int] = {}
+    gammas: set[str] = set()
     for op in graph:
         if op.kind == "embedding":
             bound[op.inputs[0].name] = int(op.inputs[-1].shape[0])
+        for i, t in enumerate(op.inputs):
+            if t.role != "weight":
+                continue
+            if len(t.shape) >= 2:
+                if op.kind == "conv2d" and i == 1:
+                    fan = math.prod(t.shape[1:])
+                elif op.kind == "matmul" and i == 1:
+                    fan = int(op.attrs.get("k", t.shape[-2]))
+                else:
+                    fan = t.shape[-1]
+                fan_in.setdefault(t.name, max(fan, 1))
+            elif op.kind == "norm" and i == 1:
+                gammas.add(t.name)
     vals: dict[str, Array] = {}
     for name, t in _graph_inputs(graph).items():
         if t.dtype.startswith(("int", "uint", "bool")):
             hi = bound.get(name)
             vals[name] = (rng.integers(0, hi, size=t.shape, dtype=np.int64) if hi
                           else np.zeros(t.shape, np.int64))
-        else:
-            scale = 1.0 / math.sqrt(t.shape[-1]) if t.shape and t.shape[-1] else 1.0
-            vals[name] = (rng.standard_normal(t.shape, dtype=np.float32)
-                          * np.float32(scale))
+            continue
+        x = rng.standard_normal(t.shape, dtype=np.float32)
+        if name in fan_in:
+            x *= np.float32(1.0 / math.sqrt(fan_in[name]))
+        elif name in gammas:
+            x = np.float32(1.0) + np.float32(0.1) * x
+        elif t.role == "weight":
+            x *= np.float32(0.1)
+        vals[name] = x
     return vals
 
 
