@@ -3,6 +3,7 @@ the quick run. Expected values are hand counts, closed forms or lscpu."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -129,6 +130,15 @@ def test_shipped_full_run_is_complete() -> None:
         walls = m["measured"]["walls_s"]
         assert set(walls) == {"1x1", "1x2", "2x1", "2x2"}
         assert all(len(v) >= 10 for v in walls.values())
+    # The shipped repeat run has the same format and analyses the same way.
+    from importlib import resources
+
+    from archsim.sim.studies.fwpar import analyze
+
+    repeat = json.loads(resources.files("archsim.sim.studies.fwpar")
+                        .joinpath("data/full_run_repeat.json").read_text())
+    a = analyze(repeat)
+    assert len(a["rows"]) == 4 and a["geomean_vs_intel_best"] > 0
 
 
 def test_quick_run_reports_its_declared_statuses(tmp_path: Path) -> None:
