@@ -226,3 +226,16 @@ def test_unsupported_kind_and_bad_settings_raise() -> None:
         execute_graph(_diamond(), inter_op_threads=0)
     with pytest.raises(ConfigError, match="repeats"):
         execute_graph(_diamond(), repeats=0)
+
+
+def test_fan_in_scaled_weights_keep_a_deep_residual_net_finite() -> None:
+    """Fathom's residual net has no norms: unit-variance weights would overflow float32."""
+    from archsim.compilers.graph.fathom import fathom_residual
+
+    g = fathom_residual(batch=1, image_size=32)
+    vals = make_inputs(g, seed=0)
+    w = vals["conv1.weight"]  # (64, 3, 7, 7): fan-in 147
+    assert abs(float(w.std()) - 1 / np.sqrt(147)) < 0.01
+    run = evaluate_graph(g, inputs=vals)
+    assert all(np.isfinite(v).all() for v in run.values.values()
+               if np.issubdtype(v.dtype, np.floating))
