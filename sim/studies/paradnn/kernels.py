@@ -322,8 +322,9 @@ def _train_ops(forward: WorkloadGraph) -> tuple[list[Operator], float, str]:
     :func:`training_graph` supports every kind, else the forward with the 3x rule."""
     if all(op.kind in DIFFERENTIABLE_KINDS for op in forward):
         return list(training_graph(forward)), 1.0, "training_graph"
-    # Recurrent layers and embeddings are not differentiable by training_graph: backward
-    # ~ 2x forward (data and weight gradients), so training ~ 3x forward (assumed rule).
+    # A kind training_graph cannot differentiate: backward ~ 2x forward (data and weight
+    # gradients), so training ~ 3x forward (assumed rule). ParaDnn's FC, CNN and RNN
+    # (recurrent, embedding) kinds are all differentiable, so this is a guard only.
     return list(forward), 3.0, "3x forward"
 
 
