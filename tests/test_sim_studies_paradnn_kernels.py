@@ -119,17 +119,20 @@ def test_tpu_splits_batch_and_largest_fc_fits_only_on_cpu() -> None:
     assert all(t.method == "training_graph" for t in small.values())
 
 
-def test_rnn_uses_the_3x_rule() -> None:
+def test_rnn_trains_through_its_bptt_graph() -> None:
     ts = time_model("rnn", {"cell": "lstm", "layers": 1, "max_length": 10, "vocab_size": 5,
                             "embedding_size": 100, "batch": 64}, kernel_platforms())
     v100 = next(t for t in ts if t.platform == "v100")
     g = paradnn_model("rnn", cell="lstm", layers=1, max_length=10, vocab_size=5,
                       embedding_size=100, batch=64, dtype="fp16")
-    assert v100.method == "3x forward"
-    assert v100.train_flops == pytest.approx(3 * g.total_flops)
-    # 10 step kernels + logits matmul + embedding, three times, each 5 us of launch.
-    assert v100.step.kernels == 3 * 12
-    assert v100.step.overhead_s == pytest.approx(36 * 5e-6)
+    assert v100.method == "training_graph"
+    # BPTT: data + weight gradients are 2x the forward's GEMMs, plus point-wise backward
+    # and SGD updates, so a training step is a little over 3x the forward.
+    assert 3.0 < v100.train_flops / g.total_flops < 3.1
+    # More kernels than the forward's 10 step kernels + logits matmul + embedding, each
+    # priced at V100's 5 us launch.
+    assert v100.step.kernels > 12
+    assert v100.step.overhead_s == pytest.approx(v100.step.kernels * 5e-6)
 
 
 def test_kernel_platform_validates() -> None:
