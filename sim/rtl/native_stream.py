@@ -37,7 +37,7 @@ import numpy as np
 
 from ...cache import content_hash
 from ...errors import ArchsimError, ConfigError, SimulationError
-from ._ports import Port
+from ._ports import Port, Stimulus
 from ._toolchain import verilator_version as _verilator_version
 from .native import HarnessSources, _module_ports, build_harness, native_flags
 from .native_bulk import _HEADER, _PREFIX, _column, _header, _read_column, bulk_wrapper
@@ -46,8 +46,8 @@ from .native_bulk import element_bytes as _element_bytes
 if TYPE_CHECKING:
     from amaranth.lib import wiring
 
-__all__ = ["StreamChunk", "StreamMismatch", "StreamRun", "StreamResult", "run_stream",
-           "simulate_stream", "CHUNK_CYCLES", "RING_SLOTS"]
+__all__ = ["StreamChunk", "StreamMismatch", "StreamRun", "StreamResult", "StreamedStimulus",
+           "run_stream", "stream_stimulus", "simulate_stream", "CHUNK_CYCLES", "RING_SLOTS"]
 
 #: Default cycles per chunk: 4096 cycles of the 8x8 array's 56 input bytes are 224 KiB, a few
 #: pipe buffers; small enough to keep the ring in cache, large enough that the per-chunk
@@ -382,6 +382,104 @@ def _read_results(stdout: IO[bytes], outputs: Sequence[Port], sent: Sequence[Por
             "final": final, "rss": rss}
 
 
+def _signed(port: Port, pattern: int) -> int:
+    if port.signed and port.width and pattern >> (port.width - 1):
+        return pattern - (1 << port.width)
+    return pattern
+
+
+# --- simulate()'s "verilator" backend ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class StreamedStimulus:
+    """Raw outcome of :func:`stream_stimulus` (unsigned patterns; converted by the caller).
+
+    Attributes
+    ----------
+    outputs : dict of str to numpy.ndarray or list of int
+        Per recorded output, its per-cycle patterns (``uint64`` arrays; lists of ints for
+        ports wider than 64 bits).
+    final : dict of str to int
+        Every output's pattern after the last clock edge.
+    wall_time_s : float
+        Seconds of the harness's loop (reset included, waiting for stimulus included).
+    build_time_s : float
+        Seconds spent building (0.0 on a cache hit).
+    cached : bool
+        True when the build was reused from the cache.
+    harness_peak_rss_bytes : int
+        Peak resident memory of the harness process.
+    """
+
+    outputs: dict[str, np.ndarray | list[int]]
+    final: dict[str, int]
+    wall_time_s: float
+    build_time_s: float
+    cached: bool
+    harness_peak_rss_bytes: int
+
+
+def stream_stimulus(verilog: str, *, toplevel: str, ports: Mapping[str, Port],
+                    stimulus: Stimulus, chunk_cycles: int = CHUNK_CYCLES) -> StreamedStimulus:
+    """Run a validated whole stimulus (:func:`simulate`'s) through the streaming harness.
+
+    Inputs of one value are held; the others are sent in chunks of ``chunk_cycles``, with
+    the expected values, which the harness compares. On a mismatch the run stops after the
+    chunk that holds it and the error is the one :func:`simulate` raises for it (the first
+    mismatch in cycle, then ``stimulus.outputs`` order), checked on the outputs received.
+
+    Raises
+    ------
+    SimulationError
+        An output mismatch, or a failed run.
+    ConfigError, ToolchainError
+        As :func:`run_stream`.
+    """
+    from ._ports import check_expected, convert_outputs
+
+    cycles = stimulus.cycles
+    varying = [name for name, values in stimulus.inputs.items() if len(values) > 1]
+    held = {name: int(values[0]) for name, values in stimulus.inputs.items()
+            if len(values) == 1}
+    check = [name for name in stimulus.outputs if name in stimulus.expected]
+
+    def chunks() -> Iterator[StreamChunk]:
+        for begin in range(0, cycles, chunk_cycles):
+            end = min(begin + chunk_cycles, cycles)
+            yield StreamChunk(end - begin,
+                              {name: stimulus.inputs[name][begin:end] for name in varying},
+                              {name: stimulus.expected[name][begin:end] for name in check})
+
+    pieces: dict[str, list[np.ndarray | list[int]]] = {name: [] for name in stimulus.outputs}
+
+    def collect(got: dict[str, np.ndarray | list[int]]) -> None:
+        for name, values in got.items():
+            pieces[name].append(values)
+
+    run = run_stream(verilog, toplevel=toplevel, ports=ports, held=held, varying=varying,
+                     record=stimulus.outputs, check=check, chunks=chunks(),
+                     on_outputs=collect, chunk_cycles=chunk_cycles)
+    outputs: dict[str, np.ndarray | list[int]] = {}
+    for name, parts in pieces.items():
+        if any(isinstance(part, list) for part in parts):
+            outputs[name] = [int(v) for part in parts for v in part]
+        else:
+            outputs[name] = (np.concatenate(parts) if parts  # type: ignore[arg-type]
+                             else np.zeros(0, dtype=np.uint64))
+    if run.mismatch is not None:
+        # The error simulate() gives: checked on the cycles received, in its port order.
+        seen = Stimulus(inputs=stimulus.inputs, outputs=stimulus.outputs, cycles=run.cycles,
+                        expected={k: v[:run.cycles] for k, v in stimulus.expected.items()})
+        check_expected(ports, seen, convert_outputs(ports, outputs))
+        port = ports[run.mismatch.port]
+        raise SimulationError("output mismatch", signal=port.name, cycle=run.mismatch.cycle,
+                              expected=_signed(port, run.mismatch.expected),
+                              actual=_signed(port, run.mismatch.actual))
+    return StreamedStimulus(outputs=outputs, final=run.final, wall_time_s=run.wall_time_s,
+                            build_time_s=run.build_time_s, cached=run.cached,
+                            harness_peak_rss_bytes=run.harness_peak_rss_bytes)
+
+
 # --- the public streaming entry ---------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -418,12 +516,6 @@ class StreamResult:
     def cycles_per_s(self) -> float:
         """Simulated cycles per second of :attr:`wall_time_s`."""
         return self.cycles / self.wall_time_s if self.wall_time_s > 0 else float("inf")
-
-
-def _signed(port: Port, pattern: int) -> int:
-    if port.signed and port.width and pattern >> (port.width - 1):
-        return pattern - (1 << port.width)
-    return pattern
 
 
 def simulate_stream(
