@@ -586,7 +586,13 @@ def simulate_stream(
 
     def validated(item: Mapping[str, Sequence[int] | np.ndarray]) -> StreamChunk:
         nonlocal start
-        given_inputs = {k: v for k, v in item.items() if k in ports and ports[k].is_input}
+        for key in item:
+            if key not in ports:
+                raise SimulationError(
+                    f"unknown port '{key}' in the chunk starting at cycle {start} (a chunk "
+                    "maps input ports to values and output ports to expected values; the "
+                    f"component's ports are: {', '.join(ports)})", signal=key)
+        given_inputs = {k: v for k, v in item.items() if ports[k].is_input}
         given_expected = {k: v for k, v in item.items() if k not in given_inputs}
         try:
             stim = prepare_stimulus(ports, given_inputs, [], None if given_inputs else
