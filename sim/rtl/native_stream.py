@@ -62,6 +62,7 @@ _JOB_MAGIC = 0x314A5453
 _RESULT_MAGIC = 0x31525453
 _MAX_CAPACITY = 1 << 24
 
+InputPatterns = np.ndarray | list[int]
 Patterns = np.ndarray | list[int] | list[int | None]
 
 
@@ -80,7 +81,7 @@ class StreamChunk:
     """
 
     cycles: int
-    inputs: Mapping[str, Patterns]
+    inputs: Mapping[str, InputPatterns]
     expected: Mapping[str, Patterns] = field(default_factory=dict)
 
 
@@ -150,7 +151,7 @@ def _care(values: Patterns) -> bytes:
     return care.tobytes() + b"\0" * (-len(care) % 8)
 
 
-def _filled(values: Patterns) -> Patterns:
+def _filled(values: Patterns) -> InputPatterns:
     if isinstance(values, np.ndarray):
         return values
     return [0 if v is None else v for v in values]
@@ -317,7 +318,7 @@ def run_stream(verilog: str, *, toplevel: str, ports: Mapping[str, Port],
 
         writer = threading.Thread(target=feed, name="archsim-stream-feed", daemon=True)
         writer.start()
-        trailer: dict[str, object] | None = None
+        trailer: _Trailer | None = None
         try:
             trailer = _read_results(proc.stdout, outputs, sent, dead_record, on_outputs,
                                     toplevel)
@@ -334,21 +335,26 @@ def run_stream(verilog: str, *, toplevel: str, ports: Mapping[str, Port],
             tail = "\n".join(errors.read().decode(errors="replace").strip().splitlines()[-20:])
             raise SimulationError(f"the native simulation of '{toplevel}' failed (exit "
                                   f"status {proc.returncode}):\n{tail or 'no output'}")
-    final = dict(trailer["final"])  # type: ignore[call-overload]
+    final = dict(trailer.final)
     final.update({p.name: 0 for p in ports.values() if not p.is_input and p.width == 0})
-    mismatch = trailer["mismatch"]
-    assert mismatch is None or isinstance(mismatch, StreamMismatch)
-    return StreamRun(cycles=int(trailer["cycles"]),  # type: ignore[call-overload]
-                     final=final, mismatch=mismatch,
-                     wall_time_s=float(trailer["wall_time_s"]),  # type: ignore[arg-type]
-                     build_time_s=build_time_s, cached=cached,
-                     harness_peak_rss_bytes=int(trailer["rss"]))  # type: ignore[call-overload]
+    return StreamRun(cycles=trailer.cycles, final=final, mismatch=trailer.mismatch,
+                     wall_time_s=trailer.wall_time_s, build_time_s=build_time_s,
+                     cached=cached, harness_peak_rss_bytes=trailer.rss)
+
+
+@dataclass(frozen=True)
+class _Trailer:
+    cycles: int
+    wall_time_s: float
+    mismatch: StreamMismatch | None
+    final: dict[str, int]
+    rss: int
 
 
 def _read_results(stdout: IO[bytes], outputs: Sequence[Port], sent: Sequence[Port],
                   dead_record: Sequence[str],
                   on_outputs: Callable[[dict[str, np.ndarray | list[int]]], None] | None,
-                  toplevel: str) -> dict[str, object]:
+                  toplevel: str) -> _Trailer:
     """Read the chunks of outputs and the trailer (module docstring of the C++ main)."""
     while True:
         n = int(np.frombuffer(_read_exact(stdout, 8, toplevel), dtype="<u8")[0])
@@ -378,8 +384,8 @@ def _read_results(stdout: IO[bytes], outputs: Sequence[Port], sent: Sequence[Por
     for port in outputs:
         raw = _read_exact(stdout, _padded(_element_bytes(port.width)), toplevel)
         final[port.name] = int(_read_column(raw, 0, 1, port.width)[0][0])
-    return {"cycles": cycles, "wall_time_s": wall_ns * 1e-9, "mismatch": mismatch,
-            "final": final, "rss": rss}
+    return _Trailer(cycles=cycles, wall_time_s=wall_ns * 1e-9, mismatch=mismatch, final=final,
+                    rss=rss)
 
 
 def _signed(port: Port, pattern: int) -> int:
@@ -464,7 +470,7 @@ def stream_stimulus(verilog: str, *, toplevel: str, ports: Mapping[str, Port],
         if any(isinstance(part, list) for part in parts):
             outputs[name] = [int(v) for part in parts for v in part]
         else:
-            outputs[name] = (np.concatenate(parts) if parts  # type: ignore[arg-type]
+            outputs[name] = (np.concatenate(parts) if parts
                              else np.zeros(0, dtype=np.uint64))
     if run.mismatch is not None:
         # The error simulate() gives: checked on the cycles received, in its port order.
