@@ -242,5 +242,15 @@ def test_simulate_stream_consumes_a_generator_lazily(rtl_cache):
     assert (err.signal, err.cycle) == ("c__3", 12345)
     assert (err.expected, err.actual) == (reference["c__3"][12345] - 1,
                                           reference["c__3"][12345])
+    # A bad value in a later item stops the run with the producer's error, cycle included.
+    def bad_later():
+        yield {"valid": [1] * 100}
+        yield {"valid": [1] * 10 + [2]}
+
+    with pytest.raises(SimulationError, match=r"input value 2 at cycle 10 does not fit port "
+                                              r"'valid' .* \(in the chunk starting at cycle "
+                                              r"100\)") as info:
+        simulate_stream(_array(), bad_later(), name=NAME)
+    assert info.value.cycle == 110
     with pytest.raises(ConfigError, match="chunk_cycles must be an int"):
         simulate_stream(_array(), checked(), chunk_cycles=0, name=NAME)
