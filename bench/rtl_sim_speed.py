@@ -16,8 +16,9 @@ For 8x8 and 16x16 int8 output-stationary arrays (``archsim.hw.systolic.SystolicA
 - a long streamed run (10 M cycles; 1 M with ``--quick``) from a lazy generator
   (``simulate_stream``: per-cycle random inputs, chunks drawn from a pool of 16 pre-generated
   random chunks so that producing them costs the benchmark next to nothing; ``c_valid``
-  compared against expected values in C++, nothing sent back), in a fresh Python process: its
-  cycles/s, the harness's peak RSS (VmHWM) and the Python process's (ru_maxrss), beside the
+  sent back and consumed chunk by chunk, its first period checked against ``simulate()``), in
+  a fresh Python process: its cycles/s, the harness's and the Python process's peak RSS
+  (VmHWM), beside the
   same at a tenth of the cycles -- bounded memory means the two are about equal. The one-file
   ``"native"`` path would need a job file of (input bytes per cycle) x cycles instead;
 - native: ``simulate(..., backend="native")``, the whole stimulus handed to a generated C++
@@ -42,7 +43,10 @@ min..max, is printed too, with the 1-minute load average at the time): on the sh
 machines one run's speed varies by 2x with load.
 Printed besides the table: each mode's speed over pysim's and over the hand-written main's.
 
-Run: ``python bench/rtl_sim_speed.py [--quick] [--sizes 8] [--json out.json]``.
+Run: ``python bench/rtl_sim_speed.py [--quick] [--sizes 8] [--json out.json]``. The full 8x8
+run of 2026-12-04 (machine loaded, 1-minute load 9-11) is in ``bench/data/rtl_sim_speed_8x8.json``
+(rows) and ``bench/data/rtl_sim_speed_8x8.txt`` (what it printed), made by
+``python bench/rtl_sim_speed.py --sizes 8 --repeat 3 --json bench/data/rtl_sim_speed_8x8.json``.
 """
 
 from __future__ import annotations
@@ -333,6 +337,18 @@ def run_benchmark(*, sizes: tuple[int, ...] = (8, 16), quick: bool = False,
     return rows
 
 
+def _peak_rss_bytes() -> int:
+    """This process's peak resident memory: VmHWM, which exec resets (``ru_maxrss`` keeps the
+    forking parent's peak, here the benchmark's own arrays)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def _long_run(size: int, name: str, cycles: int, seed: int = 0) -> dict[str, Any]:
     """One long :func:`~archsim.sim.rtl.native_stream.simulate_stream` run of the array,
     in this process (the caller's fresh one): speed and both processes' peak memory."""
@@ -352,7 +368,7 @@ def _long_run(size: int, name: str, cycles: int, seed: int = 0) -> dict[str, Any
     first = {port: np.concatenate([pool[i][port] for i in order])[:cycles] for port in pool[0]}
     want = simulate(SystolicArray(rows=size, cols=size, dataflow="os"), first, ["c_valid"],
                     backend="verilator", name=name).outputs["c_valid"]
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    before = _peak_rss_bytes()
 
     def chunks() -> Any:
         done = 0
@@ -376,7 +392,7 @@ def _long_run(size: int, name: str, cycles: int, seed: int = 0) -> dict[str, Any
 
     result = simulate_stream(SystolicArray(rows=size, cols=size, dataflow="os"), chunks(),
                              outputs=["c_valid"], on_outputs=take, name=name)
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    after = _peak_rss_bytes()
     return {"cycles": result.cycles, "wall_time_s": result.wall_time_s,
             "cycles_per_s": result.cycles_per_s, "total_time_s": result.total_time_s,
             "harness_peak_rss_mb": result.harness_peak_rss_bytes / 2**20,
