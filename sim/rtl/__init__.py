@@ -73,7 +73,8 @@ class SimulationResult:
         Cycles simulated (after the reset cycle).
     wall_time_s : float
         Seconds spent simulating the reset and the cycles; excludes building and, for
-        Verilator, starting the simulator process (and, for ``"native"``, its file I/O).
+        Verilator, starting the simulator process (and, for ``"native"``, its file I/O; for
+        ``"verilator"`` it includes the harness's waits for stimulus chunks from the pipe).
     build_time_s : float
         Seconds spent building with Verilator (0.0 for pysim or a cache hit).
     build_cached : bool
