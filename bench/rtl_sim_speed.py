@@ -6,9 +6,21 @@ For 8x8 and 16x16 int8 output-stationary arrays (``archsim.hw.systolic.SystolicA
   recorded each cycle;
 - pysim, free-running: inputs held, nothing recorded (``simulate(..., inputs of length 1,
   outputs=[])``);
-- Verilator, Python-driven (cocotb writes every input and reads ``c_valid`` every cycle), and
-  the same reading all R*C+1 outputs every cycle (what a matmul testbench does);
-- Verilator, free-running (cocotb's C++ clock, no Python per cycle);
+- cocotb (``simulate(..., backend="cocotb")``, Python-driven: cocotb writes every input and
+  reads ``c_valid`` every cycle), and the same reading all R*C+1 outputs every cycle (what a
+  matmul testbench does); cocotb free-running (its C++ clock, no Python per cycle);
+- verilator: ``simulate(..., backend="verilator")``, the stimulus streamed in chunks of 4096
+  cycles through a pipe into the C++ main's ring buffer and the outputs streamed back
+  (``archsim.sim.rtl.native_stream``; -O3, no VPI), driven every cycle with ``c_valid``
+  recorded, with every output recorded, and free-running;
+- a long streamed run (10 M cycles; 1 M with ``--quick``) from a lazy generator
+  (``simulate_stream``: per-cycle random inputs, chunks drawn from a pool of 16 pre-generated
+  random chunks so that producing them costs the benchmark next to nothing; ``c_valid``
+  sent back and consumed chunk by chunk, its first period checked against ``simulate()``), in
+  a fresh Python process: its cycles/s, the harness's and the Python process's peak RSS
+  (VmHWM), beside the
+  same at a tenth of the cycles -- bounded memory means the two are about equal. The one-file
+  ``"native"`` path would need a job file of (input bytes per cycle) x cycles instead;
 - native: ``simulate(..., backend="native")``, the whole stimulus handed to a generated C++
   Verilator main in bulk (``archsim.sim.rtl.native_bulk``; -O3, no VPI), driven every cycle
   with ``c_valid`` recorded, with every output recorded, and free-running;
@@ -18,24 +30,33 @@ For 8x8 and 16x16 int8 output-stationary arrays (``archsim.hw.systolic.SystolicA
   input; and the same main on the native backend's reset register (``rst`` driven from a
   register, as ``archsim.sim.rtl.native`` wraps designs). Its ``c_valid`` must equal the
   native backend's, cycle for cycle;
-- Verilator build time into an empty cache (cocotb and native builds), the cache lookup of an
+- Verilator build time into an empty cache (cocotb, streaming and native builds), the cache
+  lookup of an
   unchanged design, and the end-to-end overhead of a cached simulate call (simulator process
   start-up included).
 
-Every C++ loop is timed inside its executable (``std::chrono``), cocotb's inside the
-simulator; "end-to-end" adds Verilog generation, stimulus checks, files and process start-up.
-The native and hand-written runs are repeated ``--repeat`` times (default 3), interleaved, and
-the fastest is kept: on the shared 2-core machines one run's speed varies by 2x with load.
+Every C++ loop is timed inside its executable (``std::chrono``; the streaming loop includes
+its waits for stimulus), cocotb's inside the simulator; "end-to-end" adds Verilog generation,
+stimulus checks, files and process start-up. The streamed, native and hand-written runs are
+repeated ``--repeat`` times (default 3), interleaved, and the fastest is kept (the spread,
+min..max, is printed too, with the 1-minute load average at the time): on the shared 2-core
+machines one run's speed varies by 2x with load.
 Printed besides the table: each mode's speed over pysim's and over the hand-written main's.
 
-Run: ``python bench/rtl_sim_speed.py [--quick] [--sizes 8] [--json out.json]``.
+Run: ``python bench/rtl_sim_speed.py [--quick] [--sizes 8] [--json out.json]``. The full 8x8
+run of 2026-12-04 (machine loaded, 1-minute load 9-11) is in ``bench/data/rtl_sim_speed_8x8.json``
+(rows) and ``bench/data/rtl_sim_speed_8x8.txt`` (what it printed), made by
+``python bench/rtl_sim_speed.py --sizes 8 --repeat 3 --json bench/data/rtl_sim_speed_8x8.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -181,6 +202,7 @@ def run_benchmark(*, sizes: tuple[int, ...] = (8, 16), quick: bool = False,
             row.update(cycles=result.cycles, wall_time_s=result.wall_time_s,
                        cycles_per_s=result.cycles_per_s, total_time_s=result.total_time_s)
         row.update(extra)
+        row["load_1min"] = os.getloadavg()[0]
         rows.append(row)
         print(f"  {row}", flush=True)
 
@@ -206,28 +228,37 @@ def run_benchmark(*, sizes: tuple[int, ...] = (8, 16), quick: bool = False,
             previous = os.environ.get("ARCHSIM_CACHE")
             os.environ["ARCHSIM_CACHE"] = cache
             try:
-                first = simulate(array, held, ["c_valid"], cycles=10, backend="verilator",
+                first = simulate(array, held, ["c_valid"], cycles=10, backend="cocotb",
                                  name=name)
                 verilog = to_verilog(array, name=name)
                 start = time.perf_counter()
                 hit = ensure_build(verilog, toplevel=name)
                 lookup_s = time.perf_counter() - start
                 assert hit.cached
-                cached = simulate(array, held, ["c_valid"], cycles=10, backend="verilator",
+                cached = simulate(array, held, ["c_valid"], cycles=10, backend="cocotb",
                                   name=name)
-                record(size, "Verilator build (empty cache)", build_time_s=first.build_time_s)
-                record(size, "Verilator cached build lookup", build_time_s=lookup_s)
-                record(size, "Verilator cached simulate, 10 cycles end-to-end",
+                record(size, "cocotb build (empty cache)", build_time_s=first.build_time_s)
+                record(size, "cocotb cached build lookup", build_time_s=lookup_s)
+                record(size, "cocotb cached simulate, 10 cycles end-to-end",
                        build_time_s=cached.build_time_s, total_time_s=cached.total_time_s)
 
-                print(f"{size}x{size}: Verilator runs", flush=True)
-                record(size, "Verilator, driven every cycle",
-                       simulate(array, driven, ["c_valid"], backend="verilator", name=name))
-                record(size, "Verilator, driven, all outputs read every cycle",
-                       simulate(array, driven, None, backend="verilator", name=name))
-                record(size, "Verilator, free-running",
-                       simulate(array, held, [], cycles=free_cycles, backend="verilator",
+                print(f"{size}x{size}: cocotb runs", flush=True)
+                by_cocotb = simulate(array, driven, ["c_valid"], backend="cocotb", name=name)
+                record(size, "cocotb, driven every cycle", by_cocotb)
+                record(size, "cocotb, driven, all outputs read every cycle",
+                       simulate(array, driven, None, backend="cocotb", name=name))
+                record(size, "cocotb, free-running",
+                       simulate(array, held, [], cycles=free_cycles, backend="cocotb",
                                 name=name))
+
+                print(f"{size}x{size}: verilator (streamed C++) runs", flush=True)
+                stream_first = simulate(array, {k: v[:10] for k, v in bulk.items()},
+                                        ["c_valid"], backend="verilator", name=name)
+                record(size, "verilator (streamed) build (empty cache)",
+                       build_time_s=stream_first.build_time_s)
+                same_stim = simulate(array, driven, ["c_valid"], backend="verilator", name=name)
+                stream_equals_cocotb = bool(np.array_equal(same_stim.outputs["c_valid"],
+                                                           by_cocotb.outputs["c_valid"]))
 
                 print(f"{size}x{size}: native (bulk C++) runs", flush=True)
                 native = simulate(array, {k: v[:10] for k, v in bulk.items()}, ["c_valid"],
@@ -241,37 +272,146 @@ def run_benchmark(*, sizes: tuple[int, ...] = (8, 16), quick: bool = False,
                          "hand-written main + reset register, driven every cycle": True}
                 exes = {mode: _build_handwritten(verilog, name, main_cpp, reset_register=reg)
                         for mode, reg in mains.items()}
-                runs = {"native, driven every cycle": (bulk, ["c_valid"], None),
-                        "native, driven, all outputs read every cycle": (bulk, None, None),
-                        "native, free-running": ({k: v[:1] for k, v in bulk.items()}, [],
-                                                 native_cycles)}
+                free = {k: v[:1] for k, v in bulk.items()}
+                runs = {"verilator (streamed), driven every cycle":
+                        ("verilator", bulk, ["c_valid"], None),
+                        "verilator (streamed), driven, all outputs read every cycle":
+                        ("verilator", bulk, None, None),
+                        "verilator (streamed), free-running":
+                        ("verilator", free, [], native_cycles),
+                        "native (one file), driven every cycle":
+                        ("native", bulk, ["c_valid"], None),
+                        "native (one file), driven, all outputs read every cycle":
+                        ("native", bulk, None, None),
+                        "native (one file), free-running": ("native", free, [], native_cycles)}
                 best: dict[str, Any] = {}
+                spread: dict[str, list[float]] = {}
+                loads: dict[str, list[float]] = {}
                 hand: dict[str, tuple[np.ndarray, float]] = {}
                 for _ in range(max(repeat, 1)):
-                    for mode, (stim, outs, n) in runs.items():
-                        got = simulate(array, stim, outs, cycles=n, backend="native", name=name)
+                    for mode, (backend, stim, outs, n) in runs.items():
+                        got = simulate(array, stim, outs, cycles=n, backend=backend, name=name)
+                        spread.setdefault(mode, []).append(got.cycles_per_s)
+                        loads.setdefault(mode, []).append(os.getloadavg()[0])
                         if mode not in best or got.wall_time_s < best[mode].wall_time_s:
                             best[mode] = got
                     for mode, (exe, _build_s) in exes.items():
                         c_valid, wall_s = _run_handwritten(exe, columns)
+                        spread.setdefault(mode, []).append(native_cycles / wall_s)
+                        loads.setdefault(mode, []).append(os.getloadavg()[0])
                         if mode not in hand or wall_s < hand[mode][1]:
                             hand[mode] = (c_valid, wall_s)
+
+                def ranges(mode: str, spread: dict[str, list[float]] = spread,
+                           loads: dict[str, list[float]] = loads) -> dict[str, Any]:
+                    return {"repeats": len(spread[mode]),
+                            "cycles_per_s_min": min(spread[mode]),
+                            "cycles_per_s_max": max(spread[mode]),
+                            "load_1min_range": (min(loads[mode]), max(loads[mode]))}
+
+                native = best["native (one file), driven every cycle"]
                 for mode, got in best.items():
-                    record(size, mode, got)
-                native = best["native, driven every cycle"]
+                    checks: dict[str, Any] = {}
+                    if mode == "verilator (streamed), driven every cycle":
+                        checks = {"c_valid_equals_native": bool(np.array_equal(
+                                      got.outputs["c_valid"], native.outputs["c_valid"])),
+                                  "c_valid_equals_cocotb_on_the_cocotb_stimulus":
+                                      stream_equals_cocotb}
+                    record(size, mode, got, **ranges(mode), **checks)
                 for mode, (c_valid, wall_s) in hand.items():
                     same = bool(np.array_equal(c_valid, native.outputs["c_valid"]))
-                    rows.append({"array": f"{size}x{size}", "mode": mode,
-                                 "cycles": native_cycles, "wall_time_s": wall_s,
-                                 "cycles_per_s": native_cycles / wall_s,
-                                 "build_time_s": exes[mode][1], "c_valid_equals_native": same})
-                    print(f"  {rows[-1]}", flush=True)
+                    record(size, mode, build_time_s=exes[mode][1], cycles=native_cycles,
+                           wall_time_s=wall_s, cycles_per_s=native_cycles / wall_s,
+                           c_valid_equals_native=same, **ranges(mode))
+
+                print(f"{size}x{size}: long streamed runs (bounded memory)", flush=True)
+                long_cycles = 10_000_000 if not quick else 1_000_000
+                for n in (long_cycles // 10, long_cycles):
+                    record(size, f"verilator (streamed) long run, {n:,} cycles, lazy generator",
+                           **_long_run_in_child(size, name, n))
             finally:
                 if previous is None:
                     os.environ.pop("ARCHSIM_CACHE", None)
                 else:
                     os.environ["ARCHSIM_CACHE"] = previous
     return rows
+
+
+def _peak_rss_bytes() -> int:
+    """This process's peak resident memory: VmHWM, which exec resets (``ru_maxrss`` keeps the
+    forking parent's peak, here the benchmark's own arrays)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _long_run(size: int, name: str, cycles: int, seed: int = 0) -> dict[str, Any]:
+    """One long :func:`~archsim.sim.rtl.native_stream.simulate_stream` run of the array,
+    in this process (the caller's fresh one): speed and both processes' peak memory."""
+    from archsim.hw.systolic import SystolicArray
+    from archsim.sim.rtl import simulate
+    from archsim.sim.rtl.native_stream import CHUNK_CYCLES, simulate_stream
+
+    rng = np.random.default_rng(seed)
+    chunk = CHUNK_CYCLES
+    pool = [_random_inputs(SystolicArray(rows=size, cols=size, dataflow="os"), chunk, rng)
+            for _ in range(16)]
+    order = [int(i) for i in rng.integers(0, len(pool), 64)]
+    period = len(order) * chunk
+    # The check: the streamed run's c_valid over its first period equals simulate()'s (same
+    # build, whole stimulus at once) on those cycles; beyond it the outputs are counted and
+    # dropped, as a long testbench consuming them would.
+    first = {port: np.concatenate([pool[i][port] for i in order])[:cycles] for port in pool[0]}
+    want = simulate(SystolicArray(rows=size, cols=size, dataflow="os"), first, ["c_valid"],
+                    backend="verilator", name=name).outputs["c_valid"]
+    before = _peak_rss_bytes()
+
+    def chunks() -> Any:
+        done = 0
+        while done < cycles:
+            n = min(chunk, cycles - done)
+            yield {port: values[:n]
+                   for port, values in pool[order[(done // chunk) % len(order)]].items()}
+            done += n
+
+    seen = {"cycles": 0, "ones": 0, "first_period_equal": True}
+
+    def take(outputs: dict[str, np.ndarray]) -> None:
+        got = outputs["c_valid"]
+        at = int(seen["cycles"])
+        if at < period:
+            head = want[at:at + len(got)]
+            seen["first_period_equal"] = bool(seen["first_period_equal"]) and bool(
+                np.array_equal(got[:len(head)], head))
+        seen["cycles"] = at + len(got)
+        seen["ones"] = int(seen["ones"]) + int(got.sum())
+
+    result = simulate_stream(SystolicArray(rows=size, cols=size, dataflow="os"), chunks(),
+                             outputs=["c_valid"], on_outputs=take, name=name)
+    after = _peak_rss_bytes()
+    return {"cycles": result.cycles, "wall_time_s": result.wall_time_s,
+            "cycles_per_s": result.cycles_per_s, "total_time_s": result.total_time_s,
+            "harness_peak_rss_mb": result.harness_peak_rss_bytes / 2**20,
+            "python_peak_rss_mb": after / 2**20,
+            "python_peak_rss_before_run_mb": before / 2**20,
+            "c_valid_first_period_equals_simulate": seen["first_period_equal"],
+            "c_valid_ones": seen["ones"],
+            "one_file_job_would_be_mb": cycles * len(pool[0]) / 2**20}
+
+
+def _long_run_in_child(size: int, name: str, cycles: int) -> dict[str, Any]:
+    """:func:`_long_run` in a fresh Python process (peak RSS is per process and monotonic)."""
+    done = subprocess.run([sys.executable, __file__, "--long-run-child",
+                           json.dumps([size, name, cycles])],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the long run failed:\n{done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 def _print_table(rows: list[dict[str, Any]]) -> None:
@@ -306,6 +446,24 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
                                if not mode.startswith("hand-written main, driven"))
             print(f"{array} cycles/s over the hand-written main's: {shares}")
     for row in rows:
+        if "harness_peak_rss_mb" in row:
+            print(f"{row['array']} {row['mode']}: {row['cycles_per_s']:,.0f} cycles/s, peak "
+                  f"RSS harness {row['harness_peak_rss_mb']:.1f} MB, Python "
+                  f"{row['python_peak_rss_mb']:.1f} MB (before the run "
+                  f"{row['python_peak_rss_before_run_mb']:.1f} MB); a one-file job would be "
+                  f"{row['one_file_job_would_be_mb']:,.0f} MB of inputs; c_valid over the "
+                  f"first period equals simulate()'s: "
+                  f"{row['c_valid_first_period_equals_simulate']}")
+    for row in rows:
+        if "cycles_per_s_min" in row:
+            print(f"{row['array']} {row['mode']}: {row['repeats']} runs, "
+                  f"{row['cycles_per_s_min']:,.0f}..{row['cycles_per_s_max']:,.0f} cycles/s, "
+                  f"load {row['load_1min_range'][0]:.2f}..{row['load_1min_range'][1]:.2f}")
+    for row in rows:
+        if "c_valid_equals_cocotb_on_the_cocotb_stimulus" in row:
+            print(f"{row['array']} {row['mode']}: c_valid equals cocotb's on the same "
+                  f"stimulus: {row['c_valid_equals_cocotb_on_the_cocotb_stimulus']}")
+    for row in rows:
         if "c_valid_equals_native" in row:
             print(f"{row['array']} {row['mode']}: c_valid equals the native backend's: "
                   f"{row['c_valid_equals_native']}")
@@ -318,7 +476,12 @@ def main() -> None:
     parser.add_argument("--json", help="also write the rows as JSON")
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs of each native and hand-written mode (the fastest is kept)")
+    parser.add_argument("--long-run-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.long_run_child:
+        size, name, cycles = json.loads(args.long_run_child)
+        print(json.dumps(_long_run(size, name, cycles)))
+        return
     sizes = tuple(int(s) for s in args.sizes.split(","))
     rows = run_benchmark(sizes=sizes, quick=args.quick, repeat=args.repeat)
     _print_table(rows)

@@ -132,5 +132,5 @@ def simulate_in_subprocess(cache: str) -> tuple[list[int], bool]:
     os.environ["ARCHSIM_CACHE"] = cache
     from archsim.sim.rtl import simulate
 
-    result = simulate(Counter(width=5), {"en": [1] * 40}, backend="verilator")
+    result = simulate(Counter(width=5), {"en": [1] * 40}, backend="cocotb")
     return result.outputs["count"].tolist(), result.build_cached

@@ -221,7 +221,7 @@ def test_error_output_mismatch_names_first():
 
 def test_error_bad_backend_and_waveform(tmp_path):
     with pytest.raises(ConfigError, match=r"unknown simulation backend 'icarus' "
-                                          r"\(allowed: 'native', 'pysim', 'verilator'\)"):
+                                          r"\(allowed: 'cocotb', 'native', 'pysim', 'verilator'\)"):
         simulate(Counter(), {"en": [1]}, backend="icarus")
     with pytest.raises(ConfigError, match=r"pysim backend cannot write waveform 'w.fst' "
                                           r"\(allowed: '.vcd'\)"):
@@ -274,7 +274,7 @@ def test_toolchain_no_shared_libpython(monkeypatch, tmp_path):
     monkeypatch.setattr(_toolchain, "find_libpython", lambda: None)
     with pytest.raises(ToolchainError, match=r"has no shared libpython .*--enable-shared.*; "
                                              r"install a Python with a shared libpython"):
-        simulate(Counter(width=3), {"en": [1]}, backend="verilator")
+        simulate(Counter(width=3), {"en": [1]}, backend="cocotb")
 
 
 @pytest.mark.slow
@@ -298,21 +298,24 @@ def test_verilator_matches_pysim_and_closed_forms(rtl_cache):
     stim = combo_stimulus(rng, N)
     by_pysim = simulate(Combo(), stim)
     check_combo(stim, by_pysim.outputs)
-    by_verilator = simulate(Combo(), stim, backend="verilator")
-    assert by_verilator.backend == "verilator" and by_verilator.cycles == N
-    check_combo(stim, by_verilator.outputs)
-    assert list(by_verilator.outputs) == list(by_pysim.outputs)
-    for name, values in by_pysim.outputs.items():
-        assert by_verilator.outputs[name].dtype == values.dtype
-        assert by_verilator.outputs[name].tolist() == values.tolist(), name
-    assert by_verilator.final_outputs == by_pysim.final_outputs
-    assert by_verilator.wall_time_s > 0 and by_verilator.total_time_s >= by_verilator.wall_time_s
+    # "verilator" streams the stimulus to a C++ main; "cocotb" is the Python-per-edge flow.
+    for backend in ("verilator", "cocotb"):
+        by_verilator = simulate(Combo(), stim, backend=backend)
+        assert by_verilator.backend == backend and by_verilator.cycles == N
+        check_combo(stim, by_verilator.outputs)
+        assert list(by_verilator.outputs) == list(by_pysim.outputs)
+        for name, values in by_pysim.outputs.items():
+            assert by_verilator.outputs[name].dtype == values.dtype
+            assert by_verilator.outputs[name].tolist() == values.tolist(), (backend, name)
+        assert by_verilator.final_outputs == by_pysim.final_outputs
+        assert by_verilator.wall_time_s > 0
+        assert by_verilator.total_time_s >= by_verilator.wall_time_s
 
 
 @pytest.mark.slow
 def test_verilator_second_run_is_cached_and_checks(rtl_cache, monkeypatch):
     stim = {"en": [1] * 10 + [0] * 5}
-    first = simulate(Combo(), stim, ["count"], backend="verilator")
+    first = simulate(Combo(), stim, ["count"], backend="cocotb")
     (entry,) = [p for p in (rtl_cache / "verilator").iterdir() if p.is_dir()]
     executable = entry / "top"
     mtime = executable.stat().st_mtime_ns
@@ -321,7 +324,7 @@ def test_verilator_second_run_is_cached_and_checks(rtl_cache, monkeypatch):
         raise AssertionError("the design was rebuilt")
 
     monkeypatch.setattr(_verilator, "_build_into", no_build)
-    second = simulate(Combo(), stim, ["count"], backend="verilator")
+    second = simulate(Combo(), stim, ["count"], backend="cocotb")
     assert second.build_cached and second.build_time_s == 0.0
     assert executable.stat().st_mtime_ns == mtime
     assert second.outputs["count"].tolist() == first.outputs["count"].tolist()
@@ -329,12 +332,12 @@ def test_verilator_second_run_is_cached_and_checks(rtl_cache, monkeypatch):
                                                                 init=3).tolist()
 
     # Reset, held inputs, free-running and the mismatch error, on the same cached build.
-    result = simulate(Combo(), {"en": [1]}, [], cycles=1000, backend="verilator")
+    result = simulate(Combo(), {"en": [1]}, [], cycles=1000, backend="cocotb")
     assert result.outputs == {} and result.cycles == 1000
     assert result.final_outputs["count"] == (3 + 1000) % 256
     assert result.final_outputs == simulate(Combo(), {"en": [1]}, [], cycles=1000).final_outputs
     with pytest.raises(SimulationError) as info:
-        simulate(Combo(), {"en": [1, 1, 1], "a": [1, 2, 3]}, ["sum"], backend="verilator",
+        simulate(Combo(), {"en": [1, 1, 1], "a": [1, 2, 3]}, ["sum"], backend="cocotb",
                  expected={"count": [3, 4, 6], "sum": [1, 2, 3]})
     err = info.value
     assert (err.signal, err.cycle, err.expected, err.actual) == ("count", 2, 6, 5)
@@ -361,15 +364,18 @@ def test_verilator_cache_concurrent_builds(tmp_path, monkeypatch):
     assert not stale.exists()
     # A third run reuses the entry.
     monkeypatch.setenv("ARCHSIM_CACHE", cache)
-    result = simulate(Counter(width=5), {"en": [1] * 40}, backend="verilator")
+    result = simulate(Counter(width=5), {"en": [1] * 40}, backend="cocotb")
     assert result.build_cached and result.outputs["count"].tolist() == expected
 
 
 @pytest.mark.slow
 def test_verilator_waveforms(rtl_cache, tmp_path):
     vcd = tmp_path / "counter.vcd"
+    # A waveform sends a "verilator" call to the cocotb flow (the streaming build traces
+    # nothing), and the result says so.
     result = simulate(Counter(), {"en": [1, 0, 1, 1]}, backend="verilator", waveform=vcd)
     assert result.waveform == vcd and result.outputs["count"].tolist() == [0, 1, 1, 2]
+    assert result.backend == "cocotb"
     text = vcd.read_text()
     assert "$var wire 8" in text and " count " in text and " en " in text
     fst = tmp_path / "counter.fst"

@@ -154,7 +154,7 @@ def test_truncated_verilator_executable_is_rebuilt_and_the_counter_is_right(
     en = [1, 0, 1, 1, 0, 1, 1, 1]
     # count[k] = sum(en[:k]) mod 256 (registered, from init 0), worked by hand.
     expected = [0, 1, 1, 2, 3, 3, 4, 5]
-    first = simulate(Counter(), {"en": en}, ["count"], backend="verilator")
+    first = simulate(Counter(), {"en": en}, ["count"], backend="cocotb")
     assert first.outputs["count"].tolist() == expected
     (entry,) = [p for p in (tmp_path / "verilator").iterdir() if p.is_dir()]
     exe = entry / "top"
@@ -164,7 +164,7 @@ def test_truncated_verilator_executable_is_rebuilt_and_the_counter_is_right(
                       match=rf"cache entry {entry.name} was corrupt \(top: size "
                             rf"{0 if how == 'empty' else size // 2}, expected {size}\); "
                             "rebuilding"):
-        again = simulate(Counter(), {"en": en}, ["count"], backend="verilator")
+        again = simulate(Counter(), {"en": en}, ["count"], backend="cocotb")
     assert not again.build_cached
     assert again.outputs["count"].tolist() == expected
     assert exe.stat().st_size == size

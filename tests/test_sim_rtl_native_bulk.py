@@ -133,7 +133,7 @@ def test_native_matches_closed_forms_pysim_and_cocotb(rtl_cache):
     assert native.backend == "native" and native.cycles == N and not native.build_cached
     check_combo(stim, native.outputs)  # wide ports (100, 70 bits) included
     by_pysim = simulate(Combo(), stim)
-    by_cocotb = simulate(Combo(), stim, backend="verilator")
+    by_cocotb = simulate(Combo(), stim, backend="cocotb")
     for other in (by_pysim, by_cocotb):
         assert list(native.outputs) == list(other.outputs)
         for name, values in other.outputs.items():
@@ -196,7 +196,7 @@ def test_native_systolic_array_matches_numpy_pysim_and_cocotb(rtl_cache):
             stim[name] = (rng.integers(0, 2, N) if port.width == 1
                           else rng.integers(-half, half, N))
     native = simulate(array, stim, backend="native", name="sa4")
-    for backend in ("pysim", "verilator"):
+    for backend in ("pysim", "cocotb"):
         other = simulate(SystolicArray(rows=4, cols=4, dataflow="os"), stim, backend=backend,
                          name="sa4")
         for name, values in other.outputs.items():

