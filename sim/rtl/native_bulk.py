@@ -49,7 +49,8 @@ from .native import (
     run_harness,
 )
 
-__all__ = ["BulkRun", "run_bulk", "bulk_wrapper", "element_bytes", "BULK_FLAGS"]
+__all__ = ["BulkRun", "run_bulk", "bulk_wrapper", "WrappedPorts", "wrap_ports", "element_bytes",
+           "BULK_FLAGS"]
 
 #: Verilator options of a bulk build: those of the run-to-done harness (no VPI, no public
 #: signals, -O3 for Verilator and for the C++; measured in :data:`~.native.NATIVE_FLAGS`).
@@ -209,6 +210,44 @@ def _template() -> str:
 
 # --- building ---------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class WrappedPorts:
+    """The live ports of a design in the bulk wrapper, with its sources and header."""
+
+    live: list[Port]
+    inputs: list[Port]
+    outputs: list[Port]
+    wrapper: tuple[str, str]
+    header: str
+
+
+def wrap_ports(verilog: str, toplevel: str, ports: Mapping[str, Port]) -> WrappedPorts:
+    """Check every live port of ``ports`` is a port of ``toplevel`` in ``verilog`` and build
+    the bulk wrapper and its generated header (shared by the one-file and streamed mains).
+
+    Raises
+    ------
+    ConfigError
+        The Verilog has no module ``toplevel``, or lacks a port of the component.
+    """
+    verilog_ports = _module_ports(verilog, toplevel)
+    # Zero-width ports carry nothing (Amaranth declares them [-1:0]): left unconnected, and
+    # a recorded one reads 0 every cycle, as in the other backends.
+    live = [p for p in ports.values() if p.width > 0]
+    for port in live:
+        if port.name not in verilog_ports:
+            raise ConfigError(f"module '{toplevel}' has no port '{port.name}'",
+                              field="verilog")
+    inputs = [p for p in live if p.is_input]
+    outputs = [p for p in live if not p.is_input]
+    has_clk = verilog_ports.get("clk", ("", 0))[0] == "input"
+    has_rst = has_clk and verilog_ports.get("rst", ("", 0))[0] == "input"
+    wrapper = bulk_wrapper(toplevel, inputs, outputs, has_clk=has_clk, has_rst=has_rst)
+    header = _header(wrapper[0], inputs, outputs, has_clk=has_clk, has_rst=has_rst)
+    return WrappedPorts(live=live, inputs=inputs, outputs=outputs, wrapper=wrapper,
+                        header=header)
+
+
 def _ensure_build(verilog: str, toplevel: str, wrapper: tuple[str, str], header: str
                   ) -> tuple[Path, float, bool]:
     template = _template()
@@ -322,21 +361,9 @@ def run_bulk(verilog: str, *, toplevel: str, ports: Mapping[str, Port],
     SimulationError
         The executable failed or wrote no valid result.
     """
-    verilog_ports = _module_ports(verilog, toplevel)
-    # Zero-width ports carry nothing (Amaranth declares them [-1:0]): left unconnected, and
-    # a recorded one reads 0 every cycle, as in the other backends.
-    live = [p for p in ports.values() if p.width > 0]
-    for port in live:
-        if port.name not in verilog_ports:
-            raise ConfigError(f"module '{toplevel}' has no port '{port.name}'",
-                              field="verilog")
-    inputs = [p for p in live if p.is_input]
-    outputs = [p for p in live if not p.is_input]
-    has_clk = verilog_ports.get("clk", ("", 0))[0] == "input"
-    has_rst = has_clk and verilog_ports.get("rst", ("", 0))[0] == "input"
-    wrapper = bulk_wrapper(toplevel, inputs, outputs, has_clk=has_clk, has_rst=has_rst)
-    header = _header(wrapper[0], inputs, outputs, has_clk=has_clk, has_rst=has_rst)
-    executable, build_time_s, cached = _ensure_build(verilog, toplevel, wrapper, header)
+    w = wrap_ports(verilog, toplevel, ports)
+    inputs, outputs = w.inputs, w.outputs
+    executable, build_time_s, cached = _ensure_build(verilog, toplevel, w.wrapper, w.header)
 
     raw = run_harness(executable, _encode(inputs, outputs, stimulus), toplevel=toplevel)
     live_names = {p.name for p in outputs}

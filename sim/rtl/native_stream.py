@@ -39,8 +39,8 @@ from ...cache import content_hash
 from ...errors import ArchsimError, ConfigError, SimulationError
 from ._ports import Port, Stimulus
 from ._toolchain import verilator_version as _verilator_version
-from .native import HarnessSources, _module_ports, build_harness, native_flags
-from .native_bulk import _HEADER, _PREFIX, _column, _header, _read_column, bulk_wrapper
+from .native import HarnessSources, build_harness, native_flags
+from .native_bulk import _HEADER, _PREFIX, _column, _read_column, wrap_ports
 from .native_bulk import element_bytes as _element_bytes
 
 if TYPE_CHECKING:
@@ -249,19 +249,9 @@ def run_stream(verilog: str, *, toplevel: str, ports: Mapping[str, Port],
             not 0 < chunk_cycles <= _MAX_CAPACITY:
         raise ConfigError(f"chunk_cycles must be an int in 1..{_MAX_CAPACITY}, not "
                           f"{chunk_cycles!r}", field="chunk_cycles")
-    verilog_ports = _module_ports(verilog, toplevel)
-    live = [p for p in ports.values() if p.width > 0]
-    for port in live:
-        if port.name not in verilog_ports:
-            raise ConfigError(f"module '{toplevel}' has no port '{port.name}'",
-                              field="verilog")
-    inputs = [p for p in live if p.is_input]
-    outputs = [p for p in live if not p.is_input]
-    has_clk = verilog_ports.get("clk", ("", 0))[0] == "input"
-    has_rst = has_clk and verilog_ports.get("rst", ("", 0))[0] == "input"
-    wrapper = bulk_wrapper(toplevel, inputs, outputs, has_clk=has_clk, has_rst=has_rst)
-    header = _header(wrapper[0], inputs, outputs, has_clk=has_clk, has_rst=has_rst)
-    executable, build_time_s, cached = _ensure_build(verilog, toplevel, wrapper, header)
+    w = wrap_ports(verilog, toplevel, ports)
+    live, inputs, outputs = w.live, w.inputs, w.outputs
+    executable, build_time_s, cached = _ensure_build(verilog, toplevel, w.wrapper, w.header)
 
     # Zero-width ports are not in the wrapper: a zero-width input carries nothing, a recorded
     # zero-width output reads 0 every cycle (as in the other backends).
