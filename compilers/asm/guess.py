@@ -38,13 +38,16 @@ from .corpus import Unit
 from .ir import Cond, Function, Hole, Imm, Instr, LabelDef, Line, Mem, Program, Reg, Shift, Sym
 
 __all__ = ["GuessModel", "Guess", "GuessedInstr", "LOW_CONFIDENCE", "PAIR_SOURCES", "train_guess",
-           "slot_choices"]
+           "slot_choices", "uses_unpaired_register", "SCRATCH_REGS"]
 
 #: Tokens below this confidence are flagged (and become holes for the sketch).
 LOW_CONFIDENCE = 0.9
 _BACKOFF_WEIGHT = 0.3
 _LITERAL_UNSURE = 0.5
 _FIXED_ROLE = frozenset({"sp", "zero", "ra"})
+#: RV64 registers outside the fixed register map (so never live-out of a block) that an
+#: unpaired register of a template may become in a sketch (caller-saved temporaries).
+SCRATCH_REGS = ("t6", "t5", "t4")
 
 Token = tuple[object, ...]
 TLine = tuple[object, ...]  # ("I", mnemonic, tokens) or ("L", n) (a generated label)
@@ -182,13 +185,17 @@ class GuessModel:
 
     def instantiate(self, template: Template, ins: Instr, fresh: str, *,
                     holes: bool = False, p: float = 1.0, key: tuple[object, ...] = (),
-                    choices: dict[tuple[int, int], int] | None = None
+                    choices: dict[tuple[int, int], int] | None = None,
+                    scratch: bool = False
                     ) -> tuple[list[Line], list[float | None], list[str]]:
         """Lines of ``template`` for ``ins`` with per-line confidence; with ``holes``, unsure
         literal immediates become :class:`Hole` s (their names are returned). An ambiguous
-        slot token takes its first slot unless ``choices[(line, token)]`` picks another."""
+        slot token takes its first slot unless ``choices[(line, token)]`` picks another.
+        With ``scratch``, each unpaired register (:func:`uses_unpaired_register`) becomes the
+        next of :data:`SCRATCH_REGS` (the same one at each use)."""
         _, _, regs, imms, labels = _abstract(ins)
         hole_names: list[str] = []
+        renamed: dict[str, str] = {}
         lines: list[Line] = []
         conf: list[float | None] = []
 
@@ -212,7 +219,17 @@ class GuessModel:
                 # A register gcc's RV64 side used that no source register was paired with:
                 # only the fixed-role ones mean the same in every function.
                 name = str(t[1])
-                return Reg(name), 1.0 if name in _FIXED_ROLE else _LITERAL_UNSURE
+                if name in _FIXED_ROLE:
+                    return Reg(name), 1.0
+                if scratch:
+                    if name not in renamed:
+                        if len(renamed) == len(SCRATCH_REGS):
+                            raise DSLError(f"{ins.mnemonic}: more unpaired registers than "
+                                           "scratch registers", filename=ins.file,
+                                           lineno=ins.line)
+                        renamed[name] = SCRATCH_REGS[len(renamed)]
+                    name = renamed[name]
+                return Reg(name), _LITERAL_UNSURE
             if kind == "I":
                 k, sign = t[1], t[2]
                 assert isinstance(k, int) and isinstance(sign, int)
@@ -393,3 +410,17 @@ def slot_choices(template: Template) -> list[dict[tuple[int, int], int]]:
     for spot, n_opts in spots:
         out = [c | {spot: k} for c in out for k in range(n_opts)][:16]
     return out
+
+
+def uses_unpaired_register(template: Template) -> bool:
+    """True when ``template`` names a register gcc's RV64 side used that no source register
+    was paired with (other than ``sp``/``zero``/``ra``): which register it should be in
+    another function is unknown."""
+    def unpaired(t: Token) -> bool:
+        if t[0] == "R":
+            return str(t[1]) not in _FIXED_ROLE
+        if t[0] == "M":
+            return unpaired(t[1])  # type: ignore[arg-type]
+        return False
+
+    return any(unpaired(t) for _, _, t in _instruction_tokens(template))

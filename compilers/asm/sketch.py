@@ -19,12 +19,20 @@ from dataclasses import dataclass, field
 
 from ...errors import DSLError
 from .baseline import REG_MAP
-from .blocks import basic_blocks
-from .guess import LOW_CONFIDENCE, Guess, GuessedInstr, GuessModel, slot_choices
-from .ir import Function, Hole, Imm, Instr, LabelDef, Line, Program, Reg, Shift, Sym
+from .blocks import Block, basic_blocks, is_control
+from .guess import (
+    LOW_CONFIDENCE,
+    Guess,
+    GuessedInstr,
+    GuessModel,
+    slot_choices,
+    uses_unpaired_register,
+)
+from .ir import Function, Hole, Imm, Instr, LabelDef, Line, Mem, Program, Reg, Shift, Sym
 from .symbolic import check_equivalence, fill_holes
 
-__all__ = ["SketchResult", "sketch", "MAX_SKETCHES", "MAX_QUERIES"]
+__all__ = ["SketchResult", "SketchOptions", "BlockOutcome", "CAUSES", "sketch",
+           "unflagged_failures", "MAX_SKETCHES", "MAX_QUERIES"]
 
 #: Solver queries (proofs or hole fillings) per flagged block (assumed).
 MAX_QUERIES = 40
@@ -35,23 +43,92 @@ _ALL_BRANCHES = _BRANCHES + ("bgt", "ble", "bgtu", "bleu")
 _RV_BRANCH_Z = {"beqz": "beq", "bnez": "bne", "bltz": "blt", "bgez": "bge", "blez": "ble",
                 "bgtz": "bgt"}
 _COMPARES = frozenset({"cmp"})
-_FLAG_MNEMONICS = frozenset({"cmp", "cmn", "tst", "ccmp", "ccmn", "adds", "subs", "ands",
-                             "negs", "csel", "csinc", "csinv", "csneg", "cset", "csetm",
-                             "cinc", "cinv", "cneg"})
+_FLAG_WRITERS = frozenset({"cmp", "cmn", "tst", "ccmp", "ccmn", "adds", "subs", "ands",
+                           "negs"})
+_FLAG_READERS = frozenset({"csel", "csinc", "csinv", "csneg", "cset", "csetm", "cinc", "cinv",
+                           "cneg", "ccmp", "ccmn"})
+_FLAG_MNEMONICS = _FLAG_WRITERS | _FLAG_READERS
 _MAP = {k: v for k, v in REG_MAP.items() if k != "xzr"}
 _SHIFTS = {"slli": 63, "srli": 63, "srai": 63, "slliw": 31, "srliw": 31, "sraiw": 31}
 
 
+#: Why a flagged block was not repaired (``BlockOutcome.cause``):
+#:
+#: ``call``: the block contains a call (no symbolic semantics); ``no-template``: a flagged
+#: instruction has no candidate at all; ``unmapped-register``: every candidate needs a
+#: register the fixed map has no image for; ``memory-offset-literal``: every candidate has a
+#: memory offset GUESS is unsure of (a literal, not a function of the source's immediates),
+#: which the sketch language has no hole for; ``flags-across-blocks``: a flag reader whose
+#: compare is in another block and could not be carried in; ``wrong-unflagged-line``: an
+#: unflagged instruction of the block is not equivalent to its own lines (GUESS was
+#: confidently wrong, so no hole covers it); ``unpaired-register``: no candidate proven and
+#: the candidates use a register gcc's RV64 side had that no source register was paired with
+#: (the slot is ambiguous and not a hole); ``solver-budget``: the block's query budget ran
+#: out; ``solver-unknown``: a query hit z3's resource limit; ``no-candidate-proven``: every
+#: candidate was refuted (none of the reasons above applies).
+#: :func:`unflagged_failures` adds ``wrong-unflagged-block`` (a block with no flagged token
+#: that the solver refutes) and ``unverified-call`` (an unflagged block with a call).
+CAUSES = ("call", "no-template", "unmapped-register", "memory-offset-literal",
+          "flags-across-blocks",
+          "wrong-unflagged-line", "unpaired-register", "solver-budget", "solver-unknown",
+          "no-candidate-proven", "wrong-unflagged-block", "unverified-call")
+
+
+@dataclass(frozen=True)
+class BlockOutcome:
+    """One flagged block: where it is, whether the sketch repaired it, and if not why
+    (:data:`CAUSES`) with the instruction it points at (``detail``)."""
+
+    function: str
+    block: int
+    fixed: bool
+    cause: str = ""
+    detail: str = ""
+
+
 @dataclass
 class SketchResult:
-    """The repaired program, block counts, and a few repaired blocks as examples
-    ``(function, source lines, guess lines with flagged lines marked, fixed lines)``."""
+    """The repaired program, block counts, per flagged block its outcome, and a few repaired
+    blocks as examples ``(function, source lines, guess lines with flagged lines marked,
+    fixed lines)``."""
 
     program: Program
     blocks: int = 0
     flagged: int = 0
     fixed: int = 0
+    carried: int = 0
+    outcomes: list[BlockOutcome] = field(default_factory=list)
     examples: list[tuple[str, list[str], list[str], list[str]]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SketchOptions:
+    """Which hole kinds and context the sketch uses (each measured on the full run; see the
+    study's README).
+
+    Attributes
+    ----------
+    carry_flags : bool
+        A block reading NZCV set by a predecessor's ``cmp`` is proven with that compare
+        prepended (its operands become block inputs), so its branch can be filled in.
+    scratch_registers : bool
+        A template register gcc's RV64 side used that no source register was paired with
+        (a temporary) may also become a scratch register outside the register map.
+    """
+
+    carry_flags: bool = True
+    scratch_registers: bool = True
+
+
+@dataclass
+class _Trace:
+    """What the search of one block ran into (for :class:`BlockOutcome`)."""
+
+    budget: int
+    unknown: bool = False
+    exhausted: bool = False
+    cause: str = ""
+    detail: str = ""
 
 
 def _bounds(lines: list[Line]) -> dict[str, tuple[int, int]]:
@@ -101,27 +178,97 @@ def _branch_variants(lines: list[Line]) -> list[list[Line]]:
 
 
 def _repair(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInstr],
-            fresh: str, max_queries: int) -> list[Line] | None:
+            fresh: str, trace: _Trace, prefix: Sequence[Instr], opts: SketchOptions
+            ) -> list[Line] | None:
+    """The first proven completion of the block's flagged instructions, or None (``trace``
+    says why). ``prefix`` is the predecessor's compare when the block reads the flags it set
+    (:func:`_entry_compare`): the block is proven as ``prefix + block_src``, i.e. with the
+    compare's operands as block inputs."""
     options: list[list[tuple[list[Line], list[str]]]] = []
-    budget = [max_queries]  # solver queries left for this block (shared by both stages)
+    proof_src = [*prefix, *block_src]
     for k, g in enumerate(guessed):
         if not _flagged(g):
             options.append([(g.lines, [])])
             continue
-        alts = _alternatives(model, g, f"{fresh}_{k}", _compare_operands(block_src[:k]))
+        alts, why = _alternatives(model, g, f"{fresh}_{k}",
+                                  _compare_operands([*prefix, *block_src[:k]]),
+                                  scratch=opts.scratch_registers)
         if not alts:
+            trace.cause, trace.detail = why, str(g.source)
             return None
         if not _uses_flags(g.source):
             # The alignment is exact per instruction: an instruction that neither reads nor
             # writes flags is repaired on its own, which keeps the block search small.
-            one = _first_proven([g.source], [[a] for a in alts], budget)
+            one = _first_proven([g.source], [[a] for a in alts], trace)
             if one is None:
+                trace.detail = trace.detail or str(g.source)
                 return None
             options.append([(one, [])])
             continue
         options.append(alts)
     combos = itertools.islice(itertools.product(*options), MAX_SKETCHES)
-    return _first_proven(block_src, list(combos), budget)
+    return _first_proven(proof_src, list(combos), trace)
+
+
+def _writes(ins: Instr) -> set[str]:
+    """Registers ``ins`` may write (conservative: the destination operand(s) and a
+    written-back base)."""
+    m, ops = ins.mnemonic, ins.operands
+    out = {o.base.name for o in ops if isinstance(o, Mem) and o.mode in ("pre", "post")}
+    if m.startswith("b.") or m in ("b", "br", "ret", "cbz", "cbnz", "tbz", "tbnz") \
+            or m.startswith(("st", "cmp", "cmn", "tst", "ccmp", "ccmn")):
+        return out
+    if m in ("bl", "blr"):
+        return out | set(REG_MAP)  # a call clobbers (conservatively) every register
+    regs = [o.name for o in ops if isinstance(o, Reg)]
+    out.update(regs[:2] if m == "ldp" else regs[:1])
+    return out
+
+
+def _reads_entry_flags(instrs: Sequence[Instr]) -> bool:
+    """True when a flag reader comes before any flag writer in ``instrs``."""
+    for ins in instrs:
+        m = ins.mnemonic
+        if m.startswith("b.") or m in _FLAG_READERS:
+            return True
+        if m in _FLAG_WRITERS:
+            return False
+    return False
+
+
+def _entry_compare(blocks: Sequence[Block], b: int) -> Instr | None:
+    """The compare whose flags block ``b`` reads on entry, when every CFG predecessor of the
+    block ends with the same ``cmp`` as its last flag writer and leaves its operands
+    unchanged after it (so at block entry the flags are that compare of the entry values);
+    None otherwise (including the function's entry block)."""
+    if b == 0:
+        return None
+    preds = [p for p, blk in enumerate(blocks) if blk.instrs and _targets(blk.instrs[-1])
+             & set(blocks[b].labels)]
+    last = blocks[b - 1].instrs[-1] if blocks[b - 1].instrs else None
+    if last is None or last.mnemonic not in ("b", "br", "ret"):
+        preds.append(b - 1)
+    found: Instr | None = None
+    for p in preds:
+        instrs = blocks[p].instrs
+        at = next((k for k in range(len(instrs) - 1, -1, -1)
+                   if instrs[k].mnemonic in _FLAG_WRITERS), None)
+        if at is None or instrs[at].mnemonic not in _COMPARES:
+            return None
+        cmp = instrs[at]
+        operands = {o.name for o in cmp.operands if isinstance(o, Reg)}
+        if any(_writes(i) & operands for i in instrs[at + 1:]):
+            return None
+        key = Instr(cmp.mnemonic, cmp.operands)
+        if found is not None and Instr(found.mnemonic, found.operands) != key:
+            return None
+        found = cmp
+    return found
+
+
+def _targets(ins: Instr) -> set[str]:
+    return {o.name for o in ins.operands if isinstance(o, Sym)} if is_control(
+        ins, "aarch64") else set()
 
 
 def _uses_flags(ins: Instr) -> bool:
@@ -171,13 +318,17 @@ def _carried(lines: list[Line], ops: tuple[Reg, Reg]) -> list[list[Line]]:
 
 
 def _alternatives(model: GuessModel, g: GuessedInstr, fresh: str,
-                  compare: tuple[Reg, Reg] | None = None
-                  ) -> list[tuple[list[Line], list[str]]]:
+                  compare: tuple[Reg, Reg] | None = None, *, scratch: bool = False
+                  ) -> tuple[list[tuple[list[Line], list[str]]], str]:
     """GUESS's top templates for ``g`` with holes, every ambiguous-slot choice, (for
     back-off templates) every compare-branch opcode, and, for a conditional branch after a
-    compare in the block, the branch reading the compare's operands (``compare``)."""
+    compare in the block, the branch reading the compare's operands (``compare``); with the
+    cause (:data:`CAUSES`) when there are none."""
     alts: list[tuple[list[Line], list[str]]] = []
     top = model.candidates(g.source)[:3]
+    if not top:
+        return [], "no-template"
+    errors: list[str] = []
     if compare is not None and g.source.mnemonic.startswith("b."):
         for j, (template, p, _) in enumerate(top):
             try:
@@ -187,25 +338,35 @@ def _alternatives(model: GuessModel, g: GuessedInstr, fresh: str,
                 continue
             alts.extend((v, holes) for v in _carried(lines, compare))
     for j, (template, p, backoff) in enumerate(top):
+        renames = (False, True) if scratch and uses_unpaired_register(template) else (False,)
         for c, choice in enumerate(slot_choices(template)):
-            try:
-                lines, _, holes = model.instantiate(template, g.source, f"{fresh}_{j}_{c}",
-                                                    holes=True, p=p, choices=choice)
-            except DSLError:
-                continue
-            for variant in (_branch_variants(lines) if backoff else [lines]):
-                alts.append((variant, holes))
-    return alts
+            for r in renames:
+                try:
+                    lines, _, holes = model.instantiate(template, g.source,
+                                                        f"{fresh}_{j}_{c}{'s' if r else ''}",
+                                                        holes=True, p=p, choices=choice,
+                                                        scratch=r)
+                except DSLError as exc:
+                    errors.append(str(exc))
+                    continue
+                for variant in (_branch_variants(lines) if backoff else [lines]):
+                    alts.append((variant, holes))
+    if alts:
+        return alts, ""
+    return [], ("memory-offset-literal" if any("memory offset" in e for e in errors)
+                else "unmapped-register")
 
 
 def _first_proven(block_src: list[Instr],
                   combos: Sequence[Sequence[tuple[list[Line], list[str]]]],
-                  budget: list[int]) -> list[Line] | None:
-    """The first combination the solver proves (completing its holes), or None."""
+                  trace: _Trace) -> list[Line] | None:
+    """The first combination the solver proves (completing its holes), or None; spends
+    ``trace.budget`` (one query per combination) and notes an unknown verdict in it."""
     for combo in combos:
-        if budget[0] <= 0:
+        if trace.budget <= 0:
+            trace.exhausted = True
             return None
-        budget[0] -= 1
+        trace.budget -= 1
         lines = [ln for part, _ in combo for ln in part]
         holes = [h for _, hs in combo for h in hs]
         try:
@@ -214,11 +375,47 @@ def _first_proven(block_src: list[Instr],
                                     bounds=_bounds(lines), timeout_ms=30_000)
                 if values is not None:
                     return _fill(lines, values)
-            elif check_equivalence(block_src, lines, reg_map=_MAP, timeout_ms=30_000).equivalent:
-                return lines
+            else:
+                verdict = check_equivalence(block_src, lines, reg_map=_MAP,
+                                            timeout_ms=30_000).equivalent
+                if verdict:
+                    return lines
+                trace.unknown |= verdict is None
         except DSLError:
             continue
     return None
+
+
+def _diagnose(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInstr],
+              trace: _Trace, flags_in: bool) -> tuple[str, str]:
+    """The cause (:data:`CAUSES`) and instruction of a failed repair, most specific first."""
+    if trace.cause:
+        return trace.cause, trace.detail
+    if flags_in:
+        reader = next(i for i in block_src if i.mnemonic.startswith("b.")
+                      or i.mnemonic in _FLAG_READERS)
+        return "flags-across-blocks", str(reader)
+    for g in guessed:
+        # An unflagged instruction is fixed in every sketch: if its own lines are not
+        # equivalent to it, no completion of the holes can prove the block.
+        if _flagged(g) or _uses_flags(g.source) or not g.lines:
+            continue
+        try:
+            verdict = check_equivalence([g.source], g.lines, reg_map=_MAP,
+                                        timeout_ms=30_000).equivalent
+        except DSLError:
+            continue
+        if verdict is False:
+            return "wrong-unflagged-line", str(g.source)
+    if trace.unknown:
+        return "solver-unknown", trace.detail
+    if trace.exhausted:
+        return "solver-budget", trace.detail
+    for g in guessed:
+        if _flagged(g) and any(uses_unpaired_register(t)
+                               for t, _, _ in model.candidates(g.source)[:3]):
+            return "unpaired-register", str(g.source)
+    return "no-candidate-proven", trace.detail
 
 
 def _show(lines: list[Line], marks: list[bool] | None = None) -> list[str]:
@@ -235,18 +432,22 @@ def _show(lines: list[Line], marks: list[bool] | None = None) -> list[str]:
 
 
 def sketch(model: GuessModel, source: Program, guess: Guess, *,
-           max_queries: int = MAX_QUERIES,
+           max_queries: int = MAX_QUERIES, options: SketchOptions | None = None,
            max_examples: int = 3) -> SketchResult:
     """Repair the flagged blocks of ``guess`` (a GUESS translation of ``source``), spending at
     most ``max_queries`` solver queries per block (a count, not a time, so the result does
     not depend on the machine's speed; each query has z3's deterministic resource limit
-    :data:`~archsim.compilers.asm.symbolic.RLIMIT`)."""
+    :data:`~archsim.compilers.asm.symbolic.RLIMIT`). ``options`` (default
+    :class:`SketchOptions` ()) picks the hole kinds; each unrepaired block's cause is in
+    ``outcomes``."""
+    opts = options if options is not None else SketchOptions()
     out = Program(isa="riscv64", file=source.file + " (guess+sketch rv64)")
     result = SketchResult(out)
     for name, fn in source.functions.items():
         aligned = guess.aligned[name]
         lines: list[Line] = []
-        for b, block in enumerate(basic_blocks(fn, isa="aarch64")):
+        blocks = basic_blocks(fn, isa="aarch64")
+        for b, block in enumerate(blocks):
             lines.extend(LabelDef(lb) for lb in block.labels)
             guessed = aligned[block.start:block.start + len(block.instrs)]
             current = [ln for g in guessed for ln in g.lines]
@@ -256,12 +457,24 @@ def sketch(model: GuessModel, source: Program, guess: Guess, *,
                 continue
             result.flagged += 1
             fixed = None
-            if not any(i.mnemonic in ("bl", "blr") for i in block.instrs):
-                fixed = _repair(model, block.instrs, guessed, f".Lsk_{name}_{b}", max_queries)
+            trace = _Trace(max_queries)
+            entry = _reads_entry_flags(block.instrs)
+            prefix = [c] if entry and opts.carry_flags and (c := _entry_compare(blocks, b)) \
+                else []
+            if any(i.mnemonic in ("bl", "blr") for i in block.instrs):
+                trace.cause = "call"
+            else:
+                fixed = _repair(model, block.instrs, guessed, f".Lsk_{name}_{b}", trace,
+                                prefix, opts)
             if fixed is None:
+                cause, detail = _diagnose(model, block.instrs, guessed, trace,
+                                          entry and not prefix)
+                result.outcomes.append(BlockOutcome(name, b, False, cause, detail))
                 lines.extend(current)
                 continue
             result.fixed += 1
+            result.carried += bool(prefix)
+            result.outcomes.append(BlockOutcome(name, b, True))
             lines.extend(fixed)
             if len(result.examples) < max_examples:
                 marks = [_flagged(g) for g in guessed for _ in g.lines]
@@ -269,3 +482,51 @@ def sketch(model: GuessModel, source: Program, guess: Guess, *,
                                         _show(current, marks), _show(fixed)))
         out.functions[name] = Function(name, lines)
     return result
+
+
+def unflagged_failures(source: Program, guess: Guess, *, carry_flags: bool = True
+                       ) -> list[BlockOutcome]:
+    """The blocks of ``guess`` with no flagged token that the solver does not prove
+    equivalent to their source (GUESS was confidently wrong on a whole block; the sketch
+    never looks at them), and the unflagged blocks with a call (which it cannot check)."""
+    out: list[BlockOutcome] = []
+    for name, fn in source.functions.items():
+        aligned = guess.aligned[name]
+        blocks = basic_blocks(fn, isa="aarch64")
+        for b, block in enumerate(blocks):
+            guessed = aligned[block.start:block.start + len(block.instrs)]
+            if any(_flagged(g) for g in guessed):
+                continue
+            if any(i.mnemonic in ("bl", "blr") for i in block.instrs):
+                out.append(BlockOutcome(name, b, False, "unverified-call",
+                                        str(block.instrs[-1])))
+                continue
+            prefix: list[Instr] = []
+            if _reads_entry_flags(block.instrs):
+                c = _entry_compare(blocks, b) if carry_flags else None
+                if c is None:
+                    out.append(BlockOutcome(name, b, False, "flags-across-blocks",
+                                            str(block.instrs[-1])))
+                    continue
+                prefix = [c]
+            lines = [ln for g in guessed for ln in g.lines]
+            try:
+                verdict = check_equivalence([*prefix, *block.instrs], lines, reg_map=_MAP,
+                                            timeout_ms=30_000).equivalent
+            except DSLError as exc:
+                out.append(BlockOutcome(name, b, False, "wrong-unflagged-block", str(exc)))
+                continue
+            if verdict is not True:
+                bad = next((str(g.source) for g in guessed if not _uses_flags(g.source)
+                            and _refuted(g)), str(block.instrs[0]))
+                out.append(BlockOutcome(name, b, False, "wrong-unflagged-block"
+                                        if verdict is False else "solver-unknown", bad))
+    return out
+
+
+def _refuted(g: GuessedInstr) -> bool:
+    try:
+        return check_equivalence([g.source], g.lines, reg_map=_MAP,
+                                 timeout_ms=30_000).equivalent is False
+    except DSLError:
+        return True

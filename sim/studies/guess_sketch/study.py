@@ -19,7 +19,7 @@ from pathlib import Path
 from ....compilers.asm.corpus import load_corpus
 from ....compilers.asm.evaluate import execution_equivalent, score_baseline, success_rate
 from ....compilers.asm.guess import LOW_CONFIDENCE, train_guess
-from ....compilers.asm.sketch import sketch
+from ....compilers.asm.sketch import CAUSES, sketch, unflagged_failures
 from ..framework import Band, Comparison, Direction, Observation, Status, StudyResult
 
 __all__ = ["run", "PUBLISHED_GAIN_PCT", "TEST_SETS"]
@@ -48,6 +48,9 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
     model = train_guess(load_corpus("train"), seed=seed)
     rows: list[dict[str, object]] = []
     examples: list[dict[str, object]] = []
+    failures: list[dict[str, object]] = []
+    primary: dict[str, int] = {}
+    carried = 0
     totals = {"baseline": 0, "guess": 0, "guess+sketch": 0}
     n_all = 0
     sketch_s = 0.0
@@ -67,10 +70,29 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
                 sketch_s += time.perf_counter() - t0
                 flagged += sk.flagged
                 fixed += sk.fixed
+                carried += sk.carried
+                ok = False
                 for prog, label in ((guess.program, "guess"), (sk.program, "guess+sketch")):
                     ran, equal, _ = execution_equivalent(unit, opt, prog, n_inputs=n_inputs,
                                                          seed=seed + k)
-                    correct[label] += ran > 0 and ran == equal
+                    ok = ran > 0 and ran == equal
+                    correct[label] += ok
+                if not ok:
+                    # Why Guess & Sketch failed on this function: every flagged block the
+                    # sketch could not repair, and every unflagged block the solver refutes.
+                    causes = [o for o in sk.outcomes if not o.fixed]
+                    causes += unflagged_failures(src, guess)
+                    causes.sort(key=lambda o: (o.function, o.block))
+                    first = causes[0].cause if causes else "unexplained"
+                    primary[first] = primary.get(first, 0) + 1
+                    failures.extend({"test_set": split, "unit": unit.name, "opt": opt,
+                                     "function": o.function, "block": o.block,
+                                     "cause": o.cause, "instruction": o.detail}
+                                    for o in causes)
+                    if not causes:
+                        failures.append({"test_set": split, "unit": unit.name, "opt": opt,
+                                         "function": unit.name, "block": -1,
+                                         "cause": "unexplained", "instruction": ""})
                 for name, a64, g, fix in sk.examples[:1]:
                     if len(examples) < 6:
                         examples.append({"unit": unit.name, "opt": opt, "function": name,
@@ -122,8 +144,18 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
              f"tokens below {LOW_CONFIDENCE} confidence are flagged"))
     result.observations.append(Observation(metric="SKETCH solver wall time", ours=sketch_s,
                                            unit="s"))
+    result.observations.append(Observation(
+        metric="SKETCH blocks repaired with NZCV carried from a predecessor's compare",
+        ours=carried, unit="blocks"))
     result.tables["success_rates"] = rows
     result.tables["examples"] = examples
+    result.tables["failures"] = failures
+    result.tables["failure_causes"] = [
+        {"cause": c, "blocks": sum(f["cause"] == c for f in failures),
+         "functions": len({(f["test_set"], f["unit"], f["opt"]) for f in failures
+                           if f["cause"] == c}),
+         "functions_first_cause": primary.get(c, 0)}
+        for c in (*CAUSES, "unexplained")]
     result.assumptions.extend([
         f"random inputs per function: {n_inputs} (assumed); argument ranges as in "
         "archsim.compilers.asm.emulate.random_inputs (assumed)",
