@@ -29,6 +29,7 @@ from .guess import (
     uses_unpaired_register,
 )
 from .ir import Function, Hole, Imm, Instr, LabelDef, Line, Mem, Program, Reg, Shift, Sym
+from .liveness import block_live_out, live_after
 from .symbolic import check_equivalence, fill_holes
 
 __all__ = ["SketchResult", "SketchOptions", "BlockOutcome", "CAUSES", "sketch",
@@ -114,10 +115,18 @@ class SketchOptions:
     scratch_registers : bool
         A template register gcc's RV64 side used that no source register was paired with
         (a temporary) may also become a scratch register outside the register map.
+    liveness : bool
+        A block (or instruction) has to agree with its source only on the registers live
+        after it (:mod:`.liveness`) instead of on every mapped register.
+    block_fallback : bool
+        A flagged instruction none of whose candidates is proven on its own is searched
+        together with the rest of its block (instead of giving the block up).
     """
 
     carry_flags: bool = True
     scratch_registers: bool = True
+    liveness: bool = True
+    block_fallback: bool = True
 
 
 @dataclass
@@ -178,8 +187,8 @@ def _branch_variants(lines: list[Line]) -> list[list[Line]]:
 
 
 def _repair(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInstr],
-            fresh: str, trace: _Trace, prefix: Sequence[Instr], opts: SketchOptions
-            ) -> list[Line] | None:
+            fresh: str, trace: _Trace, prefix: Sequence[Instr], opts: SketchOptions,
+            live: list[list[str]] | None) -> list[Line] | None:
     """The first proven completion of the block's flagged instructions, or None (``trace``
     says why). ``prefix`` is the predecessor's compare when the block reads the flags it set
     (:func:`_entry_compare`): the block is proven as ``prefix + block_src``, i.e. with the
@@ -199,15 +208,20 @@ def _repair(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInst
         if not _uses_flags(g.source):
             # The alignment is exact per instruction: an instruction that neither reads nor
             # writes flags is repaired on its own, which keeps the block search small.
-            one = _first_proven([g.source], [[a] for a in alts], trace)
-            if one is None:
-                trace.detail = trace.detail or str(g.source)
+            one = _first_proven([g.source], [[a] for a in alts], trace,
+                                live[k] if live is not None else None)
+            if one is not None:
+                options.append([(one, [])])
+                continue
+            trace.detail = trace.detail or str(g.source)
+            if not opts.block_fallback:
                 return None
-            options.append([(one, [])])
-            continue
+            # No candidate is right on its own; one may be together with its neighbours
+            # (gcc's `rem` for AArch64's sdiv + msub): search it with the block.
         options.append(alts)
     combos = itertools.islice(itertools.product(*options), MAX_SKETCHES)
-    return _first_proven(proof_src, list(combos), trace)
+    return _first_proven(proof_src, list(combos), trace,
+                         live[-1] if live is not None else None)
 
 
 def _writes(ins: Instr) -> set[str]:
@@ -359,7 +373,7 @@ def _alternatives(model: GuessModel, g: GuessedInstr, fresh: str,
 
 def _first_proven(block_src: list[Instr],
                   combos: Sequence[Sequence[tuple[list[Line], list[str]]]],
-                  trace: _Trace) -> list[Line] | None:
+                  trace: _Trace, live_out: list[str] | None = None) -> list[Line] | None:
     """The first combination the solver proves (completing its holes), or None; spends
     ``trace.budget`` (one query per combination) and notes an unknown verdict in it."""
     for combo in combos:
@@ -372,11 +386,12 @@ def _first_proven(block_src: list[Instr],
         try:
             if holes:
                 values = fill_holes(block_src, lines, holes=holes, reg_map=_MAP,
-                                    bounds=_bounds(lines), timeout_ms=30_000)
+                                    bounds=_bounds(lines), live_out=live_out,
+                                    timeout_ms=30_000)
                 if values is not None:
                     return _fill(lines, values)
             else:
-                verdict = check_equivalence(block_src, lines, reg_map=_MAP,
+                verdict = check_equivalence(block_src, lines, reg_map=_MAP, live_out=live_out,
                                             timeout_ms=30_000).equivalent
                 if verdict:
                     return lines
@@ -386,8 +401,14 @@ def _first_proven(block_src: list[Instr],
     return None
 
 
+def _live_lists(instrs: list[Instr], live_out: frozenset[str]) -> list[list[str]]:
+    """The mapped registers live after each instruction, sorted (for the solver)."""
+    return [sorted(r for r in after if r in _MAP) for after in live_after(instrs, live_out)]
+
+
 def _diagnose(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInstr],
-              trace: _Trace, flags_in: bool) -> tuple[str, str]:
+              trace: _Trace, flags_in: bool, live: list[list[str]] | None
+              ) -> tuple[str, str]:
     """The cause (:data:`CAUSES`) and instruction of a failed repair, most specific first."""
     if trace.cause:
         return trace.cause, trace.detail
@@ -395,13 +416,14 @@ def _diagnose(model: GuessModel, block_src: list[Instr], guessed: list[GuessedIn
         reader = next(i for i in block_src if i.mnemonic.startswith("b.")
                       or i.mnemonic in _FLAG_READERS)
         return "flags-across-blocks", str(reader)
-    for g in guessed:
+    for k, g in enumerate(guessed):
         # An unflagged instruction is fixed in every sketch: if its own lines are not
         # equivalent to it, no completion of the holes can prove the block.
         if _flagged(g) or _uses_flags(g.source) or not g.lines:
             continue
         try:
             verdict = check_equivalence([g.source], g.lines, reg_map=_MAP,
+                                        live_out=live[k] if live is not None else None,
                                         timeout_ms=30_000).equivalent
         except DSLError:
             continue
@@ -411,11 +433,14 @@ def _diagnose(model: GuessModel, block_src: list[Instr], guessed: list[GuessedIn
         return "solver-unknown", trace.detail
     if trace.exhausted:
         return "solver-budget", trace.detail
-    for g in guessed:
-        if _flagged(g) and any(uses_unpaired_register(t)
-                               for t, _, _ in model.candidates(g.source)[:3]):
+    # The culprit: the flagged instruction repaired on its own that had no proven candidate
+    # (trace.detail), else the flagged flag users searched together at block level.
+    culprits = [g for g in guessed if _flagged(g) and (
+        str(g.source) == trace.detail if trace.detail else _uses_flags(g.source))]
+    for g in culprits:
+        if any(uses_unpaired_register(t) for t, _, _ in model.candidates(g.source)[:3]):
             return "unpaired-register", str(g.source)
-    return "no-candidate-proven", trace.detail
+    return "no-candidate-proven", trace.detail or "; ".join(str(g.source) for g in culprits)
 
 
 def _show(lines: list[Line], marks: list[bool] | None = None) -> list[str]:
@@ -447,6 +472,7 @@ def sketch(model: GuessModel, source: Program, guess: Guess, *,
         aligned = guess.aligned[name]
         lines: list[Line] = []
         blocks = basic_blocks(fn, isa="aarch64")
+        live_out = block_live_out(fn) if opts.liveness else None
         for b, block in enumerate(blocks):
             lines.extend(LabelDef(lb) for lb in block.labels)
             guessed = aligned[block.start:block.start + len(block.instrs)]
@@ -463,12 +489,13 @@ def sketch(model: GuessModel, source: Program, guess: Guess, *,
                 else []
             if any(i.mnemonic in ("bl", "blr") for i in block.instrs):
                 trace.cause = "call"
-            else:
+            live = _live_lists(block.instrs, live_out[b]) if live_out is not None else None
+            if trace.cause != "call":
                 fixed = _repair(model, block.instrs, guessed, f".Lsk_{name}_{b}", trace,
-                                prefix, opts)
+                                prefix, opts, live)
             if fixed is None:
                 cause, detail = _diagnose(model, block.instrs, guessed, trace,
-                                          entry and not prefix)
+                                          entry and not prefix, live)
                 result.outcomes.append(BlockOutcome(name, b, False, cause, detail))
                 lines.extend(current)
                 continue
@@ -484,15 +511,18 @@ def sketch(model: GuessModel, source: Program, guess: Guess, *,
     return result
 
 
-def unflagged_failures(source: Program, guess: Guess, *, carry_flags: bool = True
-                       ) -> list[BlockOutcome]:
+def unflagged_failures(source: Program, guess: Guess, *,
+                       options: SketchOptions | None = None) -> list[BlockOutcome]:
     """The blocks of ``guess`` with no flagged token that the solver does not prove
     equivalent to their source (GUESS was confidently wrong on a whole block; the sketch
-    never looks at them), and the unflagged blocks with a call (which it cannot check)."""
+    never looks at them), and the unflagged blocks with a call (which it cannot check);
+    ``options`` as for :func:`sketch` (flags carried, liveness)."""
+    opts = options if options is not None else SketchOptions()
     out: list[BlockOutcome] = []
     for name, fn in source.functions.items():
         aligned = guess.aligned[name]
         blocks = basic_blocks(fn, isa="aarch64")
+        live_out = block_live_out(fn) if opts.liveness else None
         for b, block in enumerate(blocks):
             guessed = aligned[block.start:block.start + len(block.instrs)]
             if any(_flagged(g) for g in guessed):
@@ -503,30 +533,34 @@ def unflagged_failures(source: Program, guess: Guess, *, carry_flags: bool = Tru
                 continue
             prefix: list[Instr] = []
             if _reads_entry_flags(block.instrs):
-                c = _entry_compare(blocks, b) if carry_flags else None
+                c = _entry_compare(blocks, b) if opts.carry_flags else None
                 if c is None:
                     out.append(BlockOutcome(name, b, False, "flags-across-blocks",
                                             str(block.instrs[-1])))
                     continue
                 prefix = [c]
             lines = [ln for g in guessed for ln in g.lines]
+            live = _live_lists(block.instrs, live_out[b]) if live_out is not None else None
             try:
                 verdict = check_equivalence([*prefix, *block.instrs], lines, reg_map=_MAP,
+                                            live_out=live[-1] if live is not None else None,
                                             timeout_ms=30_000).equivalent
             except DSLError as exc:
                 out.append(BlockOutcome(name, b, False, "wrong-unflagged-block", str(exc)))
                 continue
             if verdict is not True:
-                bad = next((str(g.source) for g in guessed if not _uses_flags(g.source)
-                            and _refuted(g)), str(block.instrs[0]))
+                bad = next((str(g.source) for k, g in enumerate(guessed)
+                            if not _uses_flags(g.source)
+                            and _refuted(g, live[k] if live is not None else None)),
+                           str(block.instrs[0]))
                 out.append(BlockOutcome(name, b, False, "wrong-unflagged-block"
                                         if verdict is False else "solver-unknown", bad))
     return out
 
 
-def _refuted(g: GuessedInstr) -> bool:
+def _refuted(g: GuessedInstr, live_out: list[str] | None) -> bool:
     try:
-        return check_equivalence([g.source], g.lines, reg_map=_MAP,
+        return check_equivalence([g.source], g.lines, reg_map=_MAP, live_out=live_out,
                                  timeout_ms=30_000).equivalent is False
     except DSLError:
         return True

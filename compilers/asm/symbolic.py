@@ -655,6 +655,7 @@ def check_equivalence(a64: Sequence[Line], rv: Sequence[Line], *,
 
 def fill_holes(a64: Sequence[Line], rv: Sequence[Line], *, holes: Sequence[str],
                reg_map: Mapping[str, str], bounds: Mapping[str, tuple[int, int]] | None = None,
+               live_out: Sequence[str] | None = None,
                max_rounds: int = 12, timeout_ms: int = 3000) -> dict[str, int] | None:
     """Values for the holes of the RV64 sketch ``rv`` that make it equivalent to ``a64`` for
     all inputs, by counterexample-guided synthesis; None when there are none (or the solver
@@ -662,9 +663,10 @@ def fill_holes(a64: Sequence[Line], rv: Sequence[Line], *, holes: Sequence[str],
 
     Each round proposes hole values consistent with every counterexample so far, then asks
     the solver for an input on which the completed block still differs. ``bounds`` limits a
-    hole to a signed range (what its instruction field can encode).
+    hole to a signed range (what its instruction field can encode); ``live_out`` as in
+    :func:`check_equivalence`.
     """
-    checks = _checks(a64, rv, reg_map, None, True)
+    checks = _checks(a64, rv, reg_map, live_out, True)
     if checks is None:
         return None
     spec = z3.And(*[c for _, c in checks])

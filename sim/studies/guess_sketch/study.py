@@ -12,15 +12,16 @@ GPT-4, the paper's other baseline, cannot be run here and is not reported.
 from __future__ import annotations
 
 import os
-import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 from ....compilers.asm.corpus import load_corpus
-from ....compilers.asm.evaluate import execution_equivalent, score_baseline, success_rate
+from ....compilers.asm.evaluate import score_baseline, success_rate
 from ....compilers.asm.guess import LOW_CONFIDENCE, train_guess
-from ....compilers.asm.sketch import CAUSES, sketch, unflagged_failures
+from ....compilers.asm.sketch import CAUSES
 from ..framework import Band, Comparison, Direction, Observation, Status, StudyResult
+from .scoring import score_guess_sketch
 
 __all__ = ["run", "PUBLISHED_GAIN_PCT", "TEST_SETS"]
 
@@ -49,7 +50,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
     rows: list[dict[str, object]] = []
     examples: list[dict[str, object]] = []
     failures: list[dict[str, object]] = []
-    primary: dict[str, int] = {}
+    primary: Counter[str] = Counter()
     carried = 0
     totals = {"baseline": 0, "guess": 0, "guess+sketch": 0}
     n_all = 0
@@ -58,46 +59,17 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
         units = load_corpus(split)[:_QUICK_UNITS] if quick else load_corpus(split)
         say(f"{split}: baseline on {len(units)} units")
         base = score_baseline(units, n_inputs=n_inputs, seed=seed, prove=not quick)
-        correct = {"baseline": sum(s.correct for s in base), "guess": 0, "guess+sketch": 0}
-        flagged = fixed = 0
         say(f"{split}: GUESS and SKETCH")
-        for k, unit in enumerate(units):
-            for opt in ("O0", "O2"):
-                src = unit.variants[f"aarch64-{opt}"].program()
-                guess = model.translate(src)
-                t0 = time.perf_counter()
-                sk = sketch(model, src, guess)
-                sketch_s += time.perf_counter() - t0
-                flagged += sk.flagged
-                fixed += sk.fixed
-                carried += sk.carried
-                ok = False
-                for prog, label in ((guess.program, "guess"), (sk.program, "guess+sketch")):
-                    ran, equal, _ = execution_equivalent(unit, opt, prog, n_inputs=n_inputs,
-                                                         seed=seed + k)
-                    ok = ran > 0 and ran == equal
-                    correct[label] += ok
-                if not ok:
-                    # Why Guess & Sketch failed on this function: every flagged block the
-                    # sketch could not repair, and every unflagged block the solver refutes.
-                    causes = [o for o in sk.outcomes if not o.fixed]
-                    causes += unflagged_failures(src, guess)
-                    causes.sort(key=lambda o: (o.function, o.block))
-                    first = causes[0].cause if causes else "unexplained"
-                    primary[first] = primary.get(first, 0) + 1
-                    failures.extend({"test_set": split, "unit": unit.name, "opt": opt,
-                                     "function": o.function, "block": o.block,
-                                     "cause": o.cause, "instruction": o.detail}
-                                    for o in causes)
-                    if not causes:
-                        failures.append({"test_set": split, "unit": unit.name, "opt": opt,
-                                         "function": unit.name, "block": -1,
-                                         "cause": "unexplained", "instruction": ""})
-                for name, a64, g, fix in sk.examples[:1]:
-                    if len(examples) < 6:
-                        examples.append({"unit": unit.name, "opt": opt, "function": name,
-                                         "source": " ; ".join(a64), "guess": " ; ".join(g),
-                                         "sketch": " ; ".join(fix)})
+        sc = score_guess_sketch(model, units, split, n_inputs=n_inputs, seed=seed,
+                                max_examples=6 - len(examples))
+        correct = {"baseline": sum(s.correct for s in base), "guess": sc.guess,
+                   "guess+sketch": sc.guess_sketch}
+        flagged, fixed = sc.flagged, sc.fixed
+        carried += sc.carried
+        sketch_s += sc.sketch_s
+        failures.extend(sc.failures)
+        primary.update(sc.first_causes)
+        examples.extend(sc.examples)
         n = 2 * len(units)
         n_all += n
         for label, c in correct.items():
