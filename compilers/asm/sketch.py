@@ -29,7 +29,7 @@ from .guess import (
     uses_unpaired_register,
 )
 from .ir import Function, Hole, Imm, Instr, LabelDef, Line, Mem, Program, Reg, Shift, Sym
-from .liveness import block_live_out, live_after
+from .liveness import block_live_out, live_after, uses_defs
 from .symbolic import check_equivalence, fill_holes
 
 __all__ = ["SketchResult", "SketchOptions", "BlockOutcome", "CAUSES", "sketch",
@@ -402,8 +402,14 @@ def _first_proven(block_src: list[Instr],
 
 
 def _live_lists(instrs: list[Instr], live_out: frozenset[str]) -> list[list[str]]:
-    """The mapped registers live after each instruction, sorted (for the solver)."""
-    return [sorted(r for r in after if r in _MAP) for after in live_after(instrs, live_out)]
+    """The mapped registers that must agree after each instruction, sorted (for the solver):
+    those live after it, and at the block's end also those its terminator reads (a return
+    reads ``x0`` and the callee-saved registers: the proof compares the state after the
+    terminator, which reads them there)."""
+    if instrs and is_control(instrs[-1], "aarch64"):
+        live_out = live_out | uses_defs(instrs[-1])[0]
+    out = [sorted(r for r in after if r in _MAP) for after in live_after(instrs, live_out)]
+    return out or [sorted(r for r in live_out if r in _MAP)]
 
 
 def _diagnose(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInstr],
