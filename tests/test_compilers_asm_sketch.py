@@ -12,7 +12,6 @@ import pytest
 
 from archsim.compilers.asm.corpus import load_corpus
 from archsim.compilers.asm.emulate import Inputs, run_function
-from archsim.compilers.asm.evaluate import execution_equivalent
 from archsim.compilers.asm.guess import train_guess
 from archsim.compilers.asm.parse import parse
 from archsim.compilers.asm.rv_encode import assemble

@@ -10,6 +10,10 @@ when no path can read it before it is written.
 At a return, the result ``x0``, the callee-saved ``x19``-``x29``, ``sp`` and ``x30`` are
 live (AAPCS64); a call reads ``x0``-``x7`` and ``sp`` and is taken to write only ``x30``;
 a branch out of the function (tail call) or an indirect one reads everything.
+
+:func:`live_widths_after` refines this by width: a register read only through its W view
+(``w3``) needs only its low 32 bits, so a translation may leave other upper bits there
+(RV64's ``lw`` sign-extends where AArch64's ``ldr w`` zero-extends).
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from collections.abc import Sequence
 from .blocks import Block, basic_blocks
 from .ir import Function, Instr, Mem, Reg, Sym
 
-__all__ = ["uses_defs", "block_live_out", "live_after", "ALL_REGS", "RETURN_LIVE"]
+__all__ = ["uses_defs", "use_widths", "block_live_out", "live_after", "live_widths_after",
+           "block_live_widths", "ALL_REGS", "RETURN_LIVE"]
 
 #: Every AArch64 register liveness tracks.
 ALL_REGS = frozenset({f"x{i}" for i in range(31)} | {"sp"})
@@ -94,10 +99,7 @@ def _live_in(block: Block, live_out: frozenset[str]) -> frozenset[str]:
     return live
 
 
-def block_live_out(function: Function) -> list[frozenset[str]]:
-    """The registers live at the end of each basic block of ``function`` (in
-    :func:`~archsim.compilers.asm.blocks.basic_blocks` order), to a fixed point."""
-    blocks = basic_blocks(function, isa="aarch64")
+def _successors(blocks: Sequence[Block]) -> list[list[int]]:
     where = {lb: k for k, blk in enumerate(blocks) for lb in blk.labels}
     succs: list[list[int]] = []
     for k, blk in enumerate(blocks):
@@ -109,6 +111,14 @@ def block_live_out(function: Function) -> list[frozenset[str]]:
         if (last is None or last.mnemonic not in _UNCONDITIONAL) and k + 1 < len(blocks):
             nxt.append(k + 1)
         succs.append(nxt)
+    return succs
+
+
+def block_live_out(function: Function) -> list[frozenset[str]]:
+    """The registers live at the end of each basic block of ``function`` (in
+    :func:`~archsim.compilers.asm.blocks.basic_blocks` order), to a fixed point."""
+    blocks = basic_blocks(function, isa="aarch64")
+    succs = _successors(blocks)
     live_out = [frozenset[str]() for _ in blocks]
     live_in = [_live_in(blk, live_out[k]) for k, blk in enumerate(blocks)]
     changed = True
@@ -119,5 +129,75 @@ def block_live_out(function: Function) -> list[frozenset[str]]:
             if new_out != live_out[k]:
                 live_out[k] = new_out
                 live_in[k] = _live_in(blocks[k], new_out)
+                changed = True
+    return live_out
+
+
+Widths = dict[str, int]
+
+
+def use_widths(ins: Instr) -> Widths:
+    """The registers ``ins`` may read, each with how many low bits it reads (32 for a W
+    view, else 64; an instruction's implicit reads, as at a return or a call, are 64)."""
+    uses, _ = uses_defs(ins)
+    widths: Widths = {}
+    explicit: dict[str, int] = {}
+    for op in ins.operands:
+        if isinstance(op, Reg):
+            explicit[op.name] = max(explicit.get(op.name, 0), op.bits)
+        elif isinstance(op, Mem):
+            explicit[op.base.name] = 64
+            if op.index is not None:
+                explicit[op.index.name] = max(explicit.get(op.index.name, 0), op.index.bits)
+    for r in uses:
+        widths[r] = explicit.get(r, 64) if ins.mnemonic not in ("ret", "bl", "blr", "br", "b") \
+            else 64
+    return widths
+
+
+def _join(a: Widths, b: Widths) -> Widths:
+    out = dict(a)
+    for r, w in b.items():
+        out[r] = max(out.get(r, 0), w)
+    return out
+
+
+def live_widths_after(instrs: Sequence[Instr], live_out: Widths) -> list[Widths]:
+    """Like :func:`live_after`, with the number of low bits of each live register a later
+    instruction may read."""
+    out: list[Widths] = [live_out] * len(instrs)
+    live = dict(live_out)
+    for k in range(len(instrs) - 1, -1, -1):
+        out[k] = dict(live)
+        _, defs = uses_defs(instrs[k])
+        live = _join({r: w for r, w in live.items() if r not in defs}, use_widths(instrs[k]))
+    return out
+
+
+def block_live_widths(function: Function) -> list[Widths]:
+    """:func:`block_live_out` with widths: per block, each live register and how many of
+    its low bits a later instruction may read."""
+    blocks = basic_blocks(function, isa="aarch64")
+    succs = _successors(blocks)
+    live_out: list[Widths] = [{} for _ in blocks]
+
+    def live_in(k: int) -> Widths:
+        live = dict(live_out[k])
+        for ins in reversed(blocks[k].instrs):
+            _, defs = uses_defs(ins)
+            live = _join({r: w for r, w in live.items() if r not in defs}, use_widths(ins))
+        return live
+
+    ins_ = [live_in(k) for k in range(len(blocks))]
+    changed = True
+    while changed:
+        changed = False
+        for k in range(len(blocks) - 1, -1, -1):
+            new: Widths = {}
+            for s in succs[k]:
+                new = _join(new, ins_[s])
+            if new != live_out[k]:
+                live_out[k] = new
+                ins_[k] = live_in(k)
                 changed = True
     return live_out

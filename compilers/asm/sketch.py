@@ -21,7 +21,6 @@ from ...errors import DSLError
 from .baseline import REG_MAP
 from .blocks import Block, basic_blocks, is_control
 from .guess import (
-    LOW_CONFIDENCE,
     Guess,
     GuessedInstr,
     GuessModel,
@@ -29,7 +28,7 @@ from .guess import (
     uses_unpaired_register,
 )
 from .ir import Function, Hole, Imm, Instr, LabelDef, Line, Mem, Program, Reg, Shift, Sym
-from .liveness import block_live_out, live_after, uses_defs
+from .liveness import block_live_widths, live_widths_after, use_widths
 from .symbolic import check_equivalence, fill_holes
 
 __all__ = ["SketchResult", "SketchOptions", "BlockOutcome", "CAUSES", "sketch",
@@ -118,6 +117,9 @@ class SketchOptions:
     liveness : bool
         A block (or instruction) has to agree with its source only on the registers live
         after it (:mod:`.liveness`) instead of on every mapped register.
+    live_widths : bool
+        With ``liveness``, a register read later only through its W view has to agree on
+        its low 32 bits only.
     block_fallback : bool
         A flagged instruction none of whose candidates is proven on its own is searched
         together with the rest of its block (instead of giving the block up).
@@ -126,6 +128,7 @@ class SketchOptions:
     carry_flags: bool = True
     scratch_registers: bool = True
     liveness: bool = True
+    live_widths: bool = True
     block_fallback: bool = True
 
 
@@ -167,7 +170,7 @@ def _fill(lines: list[Line], values: dict[str, int]) -> list[Line]:
 
 
 def _flagged(g: GuessedInstr) -> bool:
-    return not g.lines or any(c is not None and c < LOW_CONFIDENCE for c in g.confidence)
+    return g.flagged
 
 
 def _branch_variants(lines: list[Line]) -> list[list[Line]]:
@@ -188,7 +191,7 @@ def _branch_variants(lines: list[Line]) -> list[list[Line]]:
 
 def _repair(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInstr],
             fresh: str, trace: _Trace, prefix: Sequence[Instr], opts: SketchOptions,
-            live: list[list[str]] | None) -> list[Line] | None:
+            live: list[_Live] | None) -> list[Line] | None:
     """The first proven completion of the block's flagged instructions, or None (``trace``
     says why). ``prefix`` is the predecessor's compare when the block reads the flags it set
     (:func:`_entry_compare`): the block is proven as ``prefix + block_src``, i.e. with the
@@ -373,9 +376,10 @@ def _alternatives(model: GuessModel, g: GuessedInstr, fresh: str,
 
 def _first_proven(block_src: list[Instr],
                   combos: Sequence[Sequence[tuple[list[Line], list[str]]]],
-                  trace: _Trace, live_out: list[str] | None = None) -> list[Line] | None:
+                  trace: _Trace, live: _Live | None = None) -> list[Line] | None:
     """The first combination the solver proves (completing its holes), or None; spends
     ``trace.budget`` (one query per combination) and notes an unknown verdict in it."""
+    live_out, low32 = _solver_live(live)
     for combo in combos:
         if trace.budget <= 0:
             trace.exhausted = True
@@ -386,13 +390,13 @@ def _first_proven(block_src: list[Instr],
         try:
             if holes:
                 values = fill_holes(block_src, lines, holes=holes, reg_map=_MAP,
-                                    bounds=_bounds(lines), live_out=live_out,
+                                    bounds=_bounds(lines), live_out=live_out, low32=low32,
                                     timeout_ms=30_000)
                 if values is not None:
                     return _fill(lines, values)
             else:
                 verdict = check_equivalence(block_src, lines, reg_map=_MAP, live_out=live_out,
-                                            timeout_ms=30_000).equivalent
+                                            low32=low32, timeout_ms=30_000).equivalent
                 if verdict:
                     return lines
                 trace.unknown |= verdict is None
@@ -401,19 +405,33 @@ def _first_proven(block_src: list[Instr],
     return None
 
 
-def _live_lists(instrs: list[Instr], live_out: frozenset[str]) -> list[list[str]]:
-    """The mapped registers that must agree after each instruction, sorted (for the solver):
-    those live after it, and at the block's end also those its terminator reads (a return
-    reads ``x0`` and the callee-saved registers: the proof compares the state after the
+_Live = dict[str, int]  # live mapped register -> low bits that must agree (32 or 64)
+
+
+def _live_lists(instrs: list[Instr], live_out: _Live, widths: bool) -> list[_Live]:
+    """The mapped registers that must agree after each instruction (with the low bits
+    that must: 32 for one read later only as a W register when ``widths``, else 64): those
+    live after it, and at the block's end also those its terminator reads (a return reads
+    ``x0`` and the callee-saved registers: the proof compares the state after the
     terminator, which reads them there)."""
     if instrs and is_control(instrs[-1], "aarch64"):
-        live_out = live_out | uses_defs(instrs[-1])[0]
-    out = [sorted(r for r in after if r in _MAP) for after in live_after(instrs, live_out)]
-    return out or [sorted(r for r in live_out if r in _MAP)]
+        live_out = dict(live_out)
+        for r, w in use_widths(instrs[-1]).items():
+            live_out[r] = max(live_out.get(r, 0), w)
+    after = live_widths_after(instrs, live_out) or [live_out]
+    return [{r: (w if widths else 64) for r, w in sorted(a.items()) if r in _MAP}
+            for a in after]
+
+
+def _solver_live(live: _Live | None) -> tuple[list[str] | None, list[str]]:
+    """(live_out, low32) arguments of the solver calls for ``live`` (None: all mapped)."""
+    if live is None:
+        return None, []
+    return list(live), [r for r, w in live.items() if w == 32]
 
 
 def _diagnose(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInstr],
-              trace: _Trace, flags_in: bool, live: list[list[str]] | None
+              trace: _Trace, flags_in: bool, live: list[_Live] | None
               ) -> tuple[str, str]:
     """The cause (:data:`CAUSES`) and instruction of a failed repair, most specific first."""
     if trace.cause:
@@ -427,13 +445,7 @@ def _diagnose(model: GuessModel, block_src: list[Instr], guessed: list[GuessedIn
         # equivalent to it, no completion of the holes can prove the block.
         if _flagged(g) or _uses_flags(g.source) or not g.lines:
             continue
-        try:
-            verdict = check_equivalence([g.source], g.lines, reg_map=_MAP,
-                                        live_out=live[k] if live is not None else None,
-                                        timeout_ms=30_000).equivalent
-        except DSLError:
-            continue
-        if verdict is False:
+        if _refuted(g, live[k] if live is not None else None):
             return "wrong-unflagged-line", str(g.source)
     if trace.unknown:
         return "solver-unknown", trace.detail
@@ -478,7 +490,7 @@ def sketch(model: GuessModel, source: Program, guess: Guess, *,
         aligned = guess.aligned[name]
         lines: list[Line] = []
         blocks = basic_blocks(fn, isa="aarch64")
-        live_out = block_live_out(fn) if opts.liveness else None
+        live_out = block_live_widths(fn) if opts.liveness else None
         for b, block in enumerate(blocks):
             lines.extend(LabelDef(lb) for lb in block.labels)
             guessed = aligned[block.start:block.start + len(block.instrs)]
@@ -495,7 +507,8 @@ def sketch(model: GuessModel, source: Program, guess: Guess, *,
                 else []
             if any(i.mnemonic in ("bl", "blr") for i in block.instrs):
                 trace.cause = "call"
-            live = _live_lists(block.instrs, live_out[b]) if live_out is not None else None
+            live = _live_lists(block.instrs, live_out[b], opts.live_widths) \
+                if live_out is not None else None
             if trace.cause != "call":
                 fixed = _repair(model, block.instrs, guessed, f".Lsk_{name}_{b}", trace,
                                 prefix, opts, live)
@@ -528,7 +541,7 @@ def unflagged_failures(source: Program, guess: Guess, *,
     for name, fn in source.functions.items():
         aligned = guess.aligned[name]
         blocks = basic_blocks(fn, isa="aarch64")
-        live_out = block_live_out(fn) if opts.liveness else None
+        live_out = block_live_widths(fn) if opts.liveness else None
         for b, block in enumerate(blocks):
             guessed = aligned[block.start:block.start + len(block.instrs)]
             if any(_flagged(g) for g in guessed):
@@ -546,10 +559,12 @@ def unflagged_failures(source: Program, guess: Guess, *,
                     continue
                 prefix = [c]
             lines = [ln for g in guessed for ln in g.lines]
-            live = _live_lists(block.instrs, live_out[b]) if live_out is not None else None
+            live = _live_lists(block.instrs, live_out[b], opts.live_widths) \
+                if live_out is not None else None
+            live_regs, low32 = _solver_live(live[-1] if live is not None else None)
             try:
                 verdict = check_equivalence([*prefix, *block.instrs], lines, reg_map=_MAP,
-                                            live_out=live[-1] if live is not None else None,
+                                            live_out=live_regs, low32=low32,
                                             timeout_ms=30_000).equivalent
             except DSLError as exc:
                 out.append(BlockOutcome(name, b, False, "wrong-unflagged-block", str(exc)))
@@ -564,9 +579,11 @@ def unflagged_failures(source: Program, guess: Guess, *,
     return out
 
 
-def _refuted(g: GuessedInstr, live_out: list[str] | None) -> bool:
+def _refuted(g: GuessedInstr, live: _Live | None) -> bool:
+    """Does the solver refute ``g``'s own lines (an unsupported line counts as refuted)?"""
+    live_out, low32 = _solver_live(live)
     try:
         return check_equivalence([g.source], g.lines, reg_map=_MAP, live_out=live_out,
-                                 timeout_ms=30_000).equivalent is False
+                                 low32=low32, timeout_ms=30_000).equivalent is False
     except DSLError:
         return True
