@@ -126,10 +126,10 @@ class SketchOptions:
     """
 
     carry_flags: bool = True
-    scratch_registers: bool = True
+    scratch_registers: bool = False
     liveness: bool = True
     live_widths: bool = True
-    block_fallback: bool = True
+    block_fallback: bool = False
 
 
 @dataclass

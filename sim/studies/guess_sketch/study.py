@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ....compilers.asm.corpus import load_corpus
 from ....compilers.asm.evaluate import score_baseline, success_rate
-from ....compilers.asm.guess import LOW_CONFIDENCE, train_guess
+from ....compilers.asm.guess import train_guess
 from ....compilers.asm.sketch import CAUSES
 from ..framework import Band, Comparison, Direction, Observation, Status, StudyResult
 from .scoring import score_guess_sketch
@@ -113,7 +113,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
         metric="GUESS model size", ours=model.size, unit="templates",
         note=f"trained on {model.pairs} aligned gcc instruction pairs in "
              f"{model.train_seconds:.2f} s (load average {os.getloadavg()[0]:.2f}); "
-             f"tokens below {LOW_CONFIDENCE} confidence are flagged"))
+             f"tokens below {model.low_confidence} confidence are flagged"))
     result.observations.append(Observation(metric="SKETCH solver wall time", ours=sketch_s,
                                            unit="s"))
     result.observations.append(Observation(
@@ -137,7 +137,13 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
         "alignment (class prior assumed), RV64 registers/stack slots normalized into the "
         "source's (archsim.compilers.asm.align)",
         "SKETCH holes: unsure literal immediates, ambiguous register slots, compare-branch "
-        "opcodes of back-off templates; at most 40 solver queries per flagged block (assumed)",
+        "opcodes of back-off templates, a conditional branch reading the compare's operands "
+        "(also a predecessor block's compare: NZCV carried across the block boundary), "
+        "unpaired template registers as scratch t6/t5/t4; at most 40 solver queries per "
+        "flagged block (assumed)",
+        "SKETCH proves a block equal to its source on the registers live after it (AAPCS64 "
+        "liveness: x0 and callee-saved registers read at a return, x0-x7 at a call), a "
+        "register read later only as a W register on its low 32 bits",
         "baseline scratch registers t4/t5/t6 (caller-saved under the RV64 psABI; x13/x14 "
         "are left unmapped to free them, used in the corpus only by fib_rec -O2)",
         "RV64 code is RV64G (no compressed encodings), so the encoder is byte-checked "
