@@ -47,3 +47,15 @@ def test_a_loop_carries_its_registers_around_the_back_edge():
     live = block_live_out(fn)
     assert {"x0", "x1"} <= live[1] and {"x0", "x1"} <= live[0]
     assert "x2" not in live[0] | live[1]
+
+
+def test_a_register_read_only_as_w_needs_its_low_half():
+    from archsim.compilers.asm.liveness import block_live_widths, live_widths_after
+
+    fn = _fn("ldr w1, [x0]; add w3, w1, 7; b .L2; .L2:; add w0, w1, w3; ret")
+    live = block_live_widths(fn)
+    # block 1 reads w1 and w3 (low halves); x0 is redefined there before the return reads it
+    assert {r: live[0][r] for r in ("x1", "x3")} == {"x1": 32, "x3": 32}
+    assert "x0" not in live[0] and live[0]["x19"] == 64
+    after = live_widths_after(fn.instrs[:3], live[0])
+    assert after[0]["x1"] == 32 and "x3" not in after[0]  # add w3 defines x3 after the load
