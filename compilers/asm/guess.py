@@ -23,6 +23,7 @@ those rules generalise from 37 training units to unseen ones.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
@@ -36,6 +37,7 @@ from .align import align_corpus
 from .baseline import REG_MAP, translate
 from .corpus import Unit
 from .ir import Cond, Function, Hole, Imm, Instr, LabelDef, Line, Mem, Program, Reg, Shift, Sym
+from .liveness import instruction_live_widths
 
 __all__ = ["GuessModel", "Guess", "GuessedInstr", "LOW_CONFIDENCE", "PAIR_SOURCES", "train_guess",
            "calibrate_threshold", "HOLDOUT_FRACTION", "TARGET_PRECISION",
@@ -436,7 +438,8 @@ def calibrate_threshold(units: Sequence[Unit], *, opts: Sequence[str] = ("O0", "
     GUESS line of an instruction that neither branches nor touches flags is labelled right
     or wrong by the solver (the instruction alone, every mapped register live-out). The
     threshold is the lowest confidence ``t`` such that the held-out lines at or above ``t``
-    are right with at least ``precision``: below it a line is flagged.
+    are right with at least ``precision``: below it a line is flagged. When no
+    confidence reaches the precision, :data:`LOW_CONFIDENCE` is kept (``calibrated`` 0).
 
     Returns
     -------
@@ -455,28 +458,38 @@ def calibrate_threshold(units: Sequence[Unit], *, opts: Sequence[str] = ("O0", "
     scored: list[tuple[float, bool]] = []
     for unit in held:
         for opt in opts:
-            guess = model.translate(unit.variants[f"aarch64-{opt}"].program())
-            for aligned in guess.aligned.values():
-                for g in aligned:
+            program = unit.variants[f"aarch64-{opt}"].program()
+            guess = model.translate(program)
+            for name, aligned in guess.aligned.items():
+                lives = instruction_live_widths(program.functions[name])
+                for g, live in zip(aligned, lives, strict=True):
                     m = g.source.mnemonic
                     if not g.lines or m.startswith("b") or m in _FLAG_TOUCHING or m == "ret":
                         continue
+                    # right = equal to the source on what is live after it (as SKETCH checks)
+                    regs = [r for r in sorted(live) if r in reg_map]
                     try:
                         ok = check_equivalence([g.source], g.lines, reg_map=reg_map,
+                                               live_out=regs,
+                                               low32=[r for r in regs if live[r] == 32],
                                                timeout_ms=30_000).equivalent is True
                     except DSLError:
                         ok = False
                     scored.append((min(c for c in g.confidence if c is not None), ok))
     scored.sort(key=lambda x: -x[0])
-    threshold = LOW_CONFIDENCE
+    threshold = math.inf  # no confidence reaches the precision: flag every line
     right = 0
     for n, (conf, ok) in enumerate(scored, 1):
         right += ok
         if right / n >= precision and (n == len(scored) or scored[n][0] < conf):
             threshold = conf  # the lines at or above conf reach the precision
     wrong = sum(not ok for _, ok in scored)
+    reached = threshold != math.inf
+    if not reached:
+        threshold = LOW_CONFIDENCE  # kept (flagging all would send every block to SKETCH)
     return {"threshold": float(threshold), "lines": float(len(scored)), "wrong": float(wrong),
-            "flagged_wrong": float(sum(not ok for c, ok in scored if c < threshold))}
+            "flagged_wrong": float(sum(not ok for c, ok in scored if c < threshold)),
+            "calibrated": float(reached)}
 
 
 _FLAG_TOUCHING = frozenset({"cmp", "cmn", "tst", "ccmp", "ccmn", "adds", "subs", "ands",

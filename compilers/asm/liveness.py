@@ -24,7 +24,7 @@ from .blocks import Block, basic_blocks
 from .ir import Function, Instr, Mem, Reg, Sym
 
 __all__ = ["uses_defs", "use_widths", "block_live_out", "live_after", "live_widths_after",
-           "block_live_widths", "ALL_REGS", "RETURN_LIVE"]
+           "block_live_widths", "instruction_live_widths", "ALL_REGS", "RETURN_LIVE"]
 
 #: Every AArch64 register liveness tracks.
 ALL_REGS = frozenset({f"x{i}" for i in range(31)} | {"sp"})
@@ -201,3 +201,18 @@ def block_live_widths(function: Function) -> list[Widths]:
                 ins_[k] = live_in(k)
                 changed = True
     return live_out
+
+
+def instruction_live_widths(function: Function) -> list[Widths]:
+    """For each instruction of ``function`` (in order), the registers that must hold their
+    value after it, with widths: those live after it, and after a block's last instruction
+    also those it reads when it is a branch or return (a proof of that instruction compares
+    the state after it)."""
+    out: list[Widths] = []
+    for block, live in zip(basic_blocks(function, isa="aarch64"), block_live_widths(function),
+                           strict=True):
+        end = dict(live)
+        if block.instrs and block.instrs[-1].mnemonic not in ("bl", "blr"):
+            end = _join(end, use_widths(block.instrs[-1]))
+        out.extend(live_widths_after(block.instrs, end))
+    return out
