@@ -36,6 +36,7 @@ VARIANTS: dict[str, tuple[dict[str, bool], dict[str, bool]]] = {
     "carry+live": ({}, {}),  # the study's default
     "carry+live+alias-keys": ({"alias_keys": True}, {}),
     "carry+live+calibrated": ({"calibrate": True}, {}),
+    "carry+live+alias-keys+calibrated": ({"alias_keys": True, "calibrate": True}, {}),
 }
 
 
