@@ -114,7 +114,8 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
         ours=totals["guess+sketch"] - totals["guess"], unit="functions"))
     result.observations.append(Observation(
         metric="GUESS model size", ours=model.size, unit="templates",
-        note=f"trained on {model.pairs} aligned gcc instruction pairs in "
+        note=f"{sum(len(c) for c in model.fine.values())} more under aliasing keys; "
+             f"trained on {model.pairs} aligned gcc instruction pairs in "
              f"{model.train_seconds:.2f} s (load average {os.getloadavg()[0]:.2f}); "
              f"tokens below {model.low_confidence} confidence are flagged"))
     result.observations.append(Observation(metric="SKETCH solver wall time", ours=sketch_s,

@@ -33,10 +33,12 @@ VARIANTS: dict[str, tuple[dict[str, bool], dict[str, bool]]] = {
     "carry+scratch": ({}, _OFF | {"carry_flags": True, "scratch_registers": True}),
     "carry+scratch+live64+fallback": ({}, {"live_widths": False, "scratch_registers": True,
                                            "block_fallback": True}),
-    "carry+live": ({}, {}),  # the study's default
-    "carry+live+alias-keys": ({"alias_keys": True}, {}),
+    "carry+live": ({}, {}),
+    "carry+live+alias-keys": ({"alias_keys": True}, {}),  # the study's configuration
     "carry+live+calibrated": ({"calibrate": True}, {}),
     "carry+live+alias-keys+calibrated": ({"alias_keys": True, "calibrate": True}, {}),
+    "carry+live+alias-keys+scratch": ({"alias_keys": True}, {"scratch_registers": True}),
+    "carry+live+alias-keys+fallback": ({"alias_keys": True}, {"block_fallback": True}),
 }
 
 
