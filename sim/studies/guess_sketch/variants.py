@@ -31,8 +31,6 @@ VARIANTS: dict[str, tuple[dict[str, bool], dict[str, bool]]] = {
     "before": ({}, _OFF),
     "carry": ({}, _OFF | {"carry_flags": True}),
     "carry+scratch": ({}, _OFF | {"carry_flags": True, "scratch_registers": True}),
-    "carry+scratch+live64+fallback": ({}, {"live_widths": False, "scratch_registers": True,
-                                           "block_fallback": True}),
     "carry+live": ({}, {}),
     "carry+live+alias-keys": ({"alias_keys": True}, {}),  # the study's configuration
     "carry+live+calibrated": ({"calibrate": True}, {}),
