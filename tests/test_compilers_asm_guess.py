@@ -85,3 +85,24 @@ def test_a_branch_reads_the_compare_operands_after_sketch(model):
     lines = fixed.program.functions["f"].lines
     assert fixed.fixed == 1
     assert check_equivalence(prog.functions["f"].instrs, lines, reg_map=MAP).equivalent is True
+
+
+def test_calibrated_threshold_is_the_models_flagging_threshold():
+    units = load_corpus("train")[:8]
+    model = train_guess(units, calibrate=True)
+    cal = model.calibration
+    assert model.low_confidence == cal["threshold"] and 0.0 < cal["threshold"] <= 1.0
+    assert 0 <= cal["flagged_wrong"] <= cal["wrong"] <= cal["lines"] and cal["lines"] > 20
+    (g,) = model.translate(_a64("ldr x1, [sp, 8]")).aligned["f"]
+    assert g.threshold == cal["threshold"]
+    assert g.flagged == (min(g.confidence) < cal["threshold"])
+
+
+def test_alias_keys_tell_in_place_updates_apart(model):
+    aliased = train_guess(load_corpus("train"), alias_keys=True)
+    ins = _a64("add x1, x1, 1").functions["f"].instrs[0]
+    # the plain key pools `add x1, x1, 1` with `add x2, x1, 1`; the aliasing key does not,
+    # so the in-place form's best template (the in-place addi) is surer: 55/97 vs 55/104
+    best, plain = aliased.candidates(ins)[0], model.candidates(ins)[0]
+    assert best[0] == plain[0] and best[1] > plain[1]
+    assert aliased.fine and not model.fine

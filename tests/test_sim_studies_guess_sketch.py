@@ -39,3 +39,16 @@ def test_examples_show_flagged_guesses_and_their_fixes(result):
     assert examples and all("<-- low confidence" in e["guess"] for e in examples)
     assert all("<-- low confidence" not in e["sketch"] for e in examples)
     assert any("GPT-4" in a for a in result.assumptions)
+
+
+def test_every_guess_sketch_failure_has_a_cause(result):
+    from archsim.compilers.asm.sketch import CAUSES
+
+    rows = result.tables["success_rates"]
+    failed = sum(r["functions"] - r["correct"] for r in rows if r["transpiler"] == "guess+sketch")
+    failures = result.tables["failures"]
+    assert len({(f["test_set"], f["unit"], f["opt"]) for f in failures}) == failed
+    assert {f["cause"] for f in failures} <= set(CAUSES) | {"unexplained"}
+    summary = {r["cause"]: r for r in result.tables["failure_causes"]}
+    assert sum(r["functions_first_cause"] for r in summary.values()) == failed
+    assert sum(r["blocks"] for r in summary.values()) == len(failures)

@@ -23,6 +23,7 @@ those rules generalise from 37 training units to unseen ones.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
@@ -36,15 +37,20 @@ from .align import align_corpus
 from .baseline import REG_MAP, translate
 from .corpus import Unit
 from .ir import Cond, Function, Hole, Imm, Instr, LabelDef, Line, Mem, Program, Reg, Shift, Sym
+from .liveness import instruction_live_widths
 
 __all__ = ["GuessModel", "Guess", "GuessedInstr", "LOW_CONFIDENCE", "PAIR_SOURCES", "train_guess",
-           "slot_choices"]
+           "calibrate_threshold", "HOLDOUT_FRACTION", "TARGET_PRECISION",
+           "slot_choices", "uses_unpaired_register", "SCRATCH_REGS"]
 
 #: Tokens below this confidence are flagged (and become holes for the sketch).
 LOW_CONFIDENCE = 0.9
 _BACKOFF_WEIGHT = 0.3
 _LITERAL_UNSURE = 0.5
 _FIXED_ROLE = frozenset({"sp", "zero", "ra"})
+#: RV64 registers outside the fixed register map (so never live-out of a block) that an
+#: unpaired register of a template may become in a sketch (caller-saved temporaries).
+SCRATCH_REGS = ("t6", "t5", "t4")
 
 Token = tuple[object, ...]
 TLine = tuple[object, ...]  # ("I", mnemonic, tokens) or ("L", n) (a generated label)
@@ -95,6 +101,12 @@ def _abstract(ins: Instr) -> tuple[tuple[object, ...], tuple[object, ...], list[
     return ((ins.mnemonic, tuple(kinds)), (ins.mnemonic, tuple(coarse)), regs, imms, labels)
 
 
+def _alias_key(key: tuple[object, ...], regs: Sequence[str]) -> tuple[object, ...]:
+    """``key`` refined by which register slots name the same register (``add x1, x1, 1``
+    and ``add x2, x1, 1`` translate differently: only the first can update in place)."""
+    return key + (tuple(regs.index(r) for r in regs),)
+
+
 def _target_template(lines: Sequence[Line], regs: list[str], imms: list[int],
                      labels: list[str]) -> Template:
     images = [REG_MAP.get(r, "") for r in regs]
@@ -139,6 +151,13 @@ class GuessedInstr:
     lines: list[Line]
     confidence: list[float | None]
     candidates: list[tuple[Template, float]] = field(default_factory=list)
+    threshold: float = LOW_CONFIDENCE
+
+    @property
+    def flagged(self) -> bool:
+        """No translation, or a line below the model's confidence threshold."""
+        return not self.lines or any(c is not None and c < self.threshold
+                                     for c in self.confidence)
 
 
 @dataclass
@@ -162,6 +181,10 @@ class GuessModel:
     train_seconds: float = 0.0
     pairs: int = 0
     pair_source: str = "gcc"
+    #: Lines below this confidence are flagged (:data:`LOW_CONFIDENCE`, or calibrated).
+    low_confidence: float = LOW_CONFIDENCE
+    fine: dict[tuple[object, ...], Counter[Template]] = field(default_factory=dict)
+    calibration: dict[str, float] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -169,8 +192,17 @@ class GuessModel:
         return sum(len(c) for c in self.table.values())
 
     def candidates(self, ins: Instr) -> list[tuple[Template, float, bool]]:
-        """Target templates for ``ins``, most probable first: (template, p, from back-off)."""
-        key, coarse, *_ = _abstract(ins)
+        """Target templates for ``ins``, most probable first: (template, p, from back-off).
+
+        The most specific key seen in training is used: the aliasing key (which register
+        operands are the same register, :func:`_alias_key`; only when the model has such
+        counts), the operand-kind key, then the coarse back-off key."""
+        key, coarse, regs, *_ = _abstract(ins)
+        if self.fine:
+            counts = self.fine.get(_alias_key(key, regs))
+            if counts:
+                total = sum(counts.values())
+                return [(t, c / total, False) for t, c in counts.most_common()]
         counts, backoff = self.table.get(key), False
         if counts is None:
             counts, backoff = self.backoff.get(coarse), True
@@ -182,13 +214,17 @@ class GuessModel:
 
     def instantiate(self, template: Template, ins: Instr, fresh: str, *,
                     holes: bool = False, p: float = 1.0, key: tuple[object, ...] = (),
-                    choices: dict[tuple[int, int], int] | None = None
+                    choices: dict[tuple[int, int], int] | None = None,
+                    scratch: bool = False
                     ) -> tuple[list[Line], list[float | None], list[str]]:
         """Lines of ``template`` for ``ins`` with per-line confidence; with ``holes``, unsure
         literal immediates become :class:`Hole` s (their names are returned). An ambiguous
-        slot token takes its first slot unless ``choices[(line, token)]`` picks another."""
+        slot token takes its first slot unless ``choices[(line, token)]`` picks another.
+        With ``scratch``, each unpaired register (:func:`uses_unpaired_register`) becomes the
+        next of :data:`SCRATCH_REGS` (the same one at each use)."""
         _, _, regs, imms, labels = _abstract(ins)
         hole_names: list[str] = []
+        renamed: dict[str, str] = {}
         lines: list[Line] = []
         conf: list[float | None] = []
 
@@ -212,7 +248,17 @@ class GuessModel:
                 # A register gcc's RV64 side used that no source register was paired with:
                 # only the fixed-role ones mean the same in every function.
                 name = str(t[1])
-                return Reg(name), 1.0 if name in _FIXED_ROLE else _LITERAL_UNSURE
+                if name in _FIXED_ROLE:
+                    return Reg(name), 1.0
+                if scratch:
+                    if name not in renamed:
+                        if len(renamed) == len(SCRATCH_REGS):
+                            raise DSLError(f"{ins.mnemonic}: more unpaired registers than "
+                                           "scratch registers", filename=ins.file,
+                                           lineno=ins.line)
+                        renamed[name] = SCRATCH_REGS[len(renamed)]
+                    name = renamed[name]
+                return Reg(name), _LITERAL_UNSURE
             if kind == "I":
                 k, sign = t[1], t[2]
                 assert isinstance(k, int) and isinstance(sign, int)
@@ -277,7 +323,7 @@ class GuessModel:
                 if not cands:
                     guess.error = guess.error or f"{line.file}:{line.line}: no template for " \
                                                  f"{line.mnemonic}"
-                    aligned.append(GuessedInstr(line, [], [0.0]))
+                    aligned.append(GuessedInstr(line, [], [0.0], threshold=self.low_confidence))
                     continue
                 template, p, _ = cands[0]
                 key = _abstract(line)[0]
@@ -288,7 +334,8 @@ class GuessModel:
                     body, conf = [], [0.0]
                 lines.extend(body)
                 aligned.append(GuessedInstr(line, body, conf,
-                                            [(t, q) for t, q, _ in cands[:3]]))
+                                            [(t, q) for t, q, _ in cands[:3]],
+                                            self.low_confidence))
             out.functions[name] = Function(name, lines)
             guess.aligned[name] = aligned
         return guess
@@ -326,7 +373,8 @@ def _rule_pairs(units: Sequence[Unit], opts: Sequence[str]) -> list[tuple[Instr,
 
 
 def train_guess(units: Sequence[Unit], *, opts: Sequence[str] = ("O0", "O2"),
-                pairs: str = "gcc", seed: int = 0) -> GuessModel:
+                pairs: str = "gcc", seed: int = 0, alias_keys: bool = False,
+                calibrate: bool = False) -> GuessModel:
     """Fit GUESS on the training units' instruction pairs.
 
     ``pairs="gcc"`` (the default) aligns gcc's own AArch64 and RV64 compilations of each
@@ -335,7 +383,9 @@ def train_guess(units: Sequence[Unit], *, opts: Sequence[str] = ("O0", "O2"),
     ``pairs="rules"`` pairs each instruction with what the engineered rules
     (:mod:`.baseline`) make of it (the earlier, weaker-founded training data).
     ``seed`` orders the training units (the counts do not depend on it; it is kept so the
-    call is deterministic by contract like every stochastic step).
+    call is deterministic by contract like every stochastic step). ``alias_keys`` adds the
+    aliasing-refined key (:func:`_alias_key`) in front of the others. ``calibrate`` sets
+    the flagging threshold from a held-out split of the units (:func:`calibrate_threshold`).
     """
     if pairs not in PAIR_SOURCES:
         raise ConfigError(f"pairs={pairs!r}: allowed values are {PAIR_SOURCES}")
@@ -344,6 +394,7 @@ def train_guess(units: Sequence[Unit], *, opts: Sequence[str] = ("O0", "O2"),
     ordered = [units[int(i)] for i in order]
     data = _gcc_pairs(ordered, opts) if pairs == "gcc" else _rule_pairs(ordered, opts)
     table: dict[tuple[object, ...], Counter[Template]] = defaultdict(Counter)
+    fine: dict[tuple[object, ...], Counter[Template]] = defaultdict(Counter)
     backoff: dict[tuple[object, ...], Counter[Template]] = defaultdict(Counter)
     literal_imms: dict[tuple[object, ...], set[tuple[int, ...]]] = defaultdict(set)
     for ins, target in data:
@@ -351,14 +402,99 @@ def train_guess(units: Sequence[Unit], *, opts: Sequence[str] = ("O0", "O2"),
         template = _target_template(target, regs, imms, labels)
         table[key][template] += 1
         backoff[coarse][template] += 1
+        if alias_keys:
+            fine[_alias_key(key, regs)][template] += 1
         for n, j, t in _instruction_tokens(template):
             for where in _literals((key, template, n, j), t):
                 literal_imms[where].add(tuple(imms))
     # A literal is trusted when it stayed the same across different source immediates, or
     # when the source has no immediates it could depend on.
     stable = {w: len(seen) > 1 or seen == {()} for w, seen in literal_imms.items()}
-    return GuessModel(dict(table), dict(backoff), stable, time.perf_counter() - t0, len(data),
-                      pairs)
+    model = GuessModel(dict(table), dict(backoff), stable, 0.0, len(data), pairs,
+                       fine=dict(fine))
+    if calibrate:
+        cal = calibrate_threshold(units, opts=opts, pairs=pairs, seed=seed,
+                                  alias_keys=alias_keys)
+        model.low_confidence = cal["threshold"]
+        model.calibration = cal
+    model.train_seconds = time.perf_counter() - t0
+    return model
+
+
+#: Held-out share of the training units for :func:`calibrate_threshold` (assumed).
+HOLDOUT_FRACTION = 0.25
+#: Precision the unflagged held-out lines must reach (assumed): a wrong unflagged line is
+#: fatal (no hole covers it), a right flagged one costs one solver query.
+TARGET_PRECISION = 0.99
+
+
+def calibrate_threshold(units: Sequence[Unit], *, opts: Sequence[str] = ("O0", "O2"),
+                        pairs: str = "gcc", seed: int = 0, alias_keys: bool = False,
+                        holdout: float = HOLDOUT_FRACTION,
+                        precision: float = TARGET_PRECISION) -> dict[str, float]:
+    """The flagging threshold calibrated on held-out training units.
+
+    A model is fitted on ``1 - holdout`` of ``units`` (seeded split); on the rest, each
+    GUESS line of an instruction that neither branches nor touches flags is labelled right
+    or wrong by the solver (the instruction alone, every mapped register live-out). The
+    threshold is the lowest confidence ``t`` such that the held-out lines at or above ``t``
+    are right with at least ``precision``: below it a line is flagged. When no
+    confidence reaches the precision, :data:`LOW_CONFIDENCE` is kept (``calibrated`` 0).
+
+    Returns
+    -------
+    dict
+        ``threshold``, held-out ``lines``, ``wrong`` lines, and ``flagged_wrong`` (wrong
+        lines below the threshold).
+    """
+    from .symbolic import check_equivalence  # the solver is only needed here
+
+    order = np.random.default_rng(seed).permutation(len(units))
+    n_out = max(1, int(round(holdout * len(units))))
+    held = [units[int(i)] for i in order[:n_out]]
+    fit = [units[int(i)] for i in order[n_out:]]
+    model = train_guess(fit, opts=opts, pairs=pairs, seed=seed, alias_keys=alias_keys)
+    reg_map = {k: v for k, v in REG_MAP.items() if k != "xzr"}
+    scored: list[tuple[float, bool]] = []
+    for unit in held:
+        for opt in opts:
+            program = unit.variants[f"aarch64-{opt}"].program()
+            guess = model.translate(program)
+            for name, aligned in guess.aligned.items():
+                lives = instruction_live_widths(program.functions[name])
+                for g, live in zip(aligned, lives, strict=True):
+                    m = g.source.mnemonic
+                    if not g.lines or m.startswith("b") or m in _FLAG_TOUCHING or m == "ret":
+                        continue
+                    # right = equal to the source on what is live after it (as SKETCH checks)
+                    regs = [r for r in sorted(live) if r in reg_map]
+                    try:
+                        ok = check_equivalence([g.source], g.lines, reg_map=reg_map,
+                                               live_out=regs,
+                                               low32=[r for r in regs if live[r] == 32],
+                                               timeout_ms=30_000).equivalent is True
+                    except DSLError:
+                        ok = False
+                    scored.append((min(c for c in g.confidence if c is not None), ok))
+    scored.sort(key=lambda x: -x[0])
+    threshold = math.inf  # no confidence reaches the precision: flag every line
+    right = 0
+    for n, (conf, ok) in enumerate(scored, 1):
+        right += ok
+        if right / n >= precision and (n == len(scored) or scored[n][0] < conf):
+            threshold = conf  # the lines at or above conf reach the precision
+    wrong = sum(not ok for _, ok in scored)
+    reached = threshold != math.inf
+    if not reached:
+        threshold = LOW_CONFIDENCE  # kept (flagging all would send every block to SKETCH)
+    return {"threshold": float(threshold), "lines": float(len(scored)), "wrong": float(wrong),
+            "flagged_wrong": float(sum(not ok for c, ok in scored if c < threshold)),
+            "calibrated": float(reached)}
+
+
+_FLAG_TOUCHING = frozenset({"cmp", "cmn", "tst", "ccmp", "ccmn", "adds", "subs", "ands",
+                            "negs", "csel", "csinc", "csinv", "csneg", "cset", "csetm",
+                            "cinc", "cinv", "cneg"})
 
 
 def _instruction_tokens(template: Template) -> Iterator[tuple[int, int, Any]]:
@@ -393,3 +529,17 @@ def slot_choices(template: Template) -> list[dict[tuple[int, int], int]]:
     for spot, n_opts in spots:
         out = [c | {spot: k} for c in out for k in range(n_opts)][:16]
     return out
+
+
+def uses_unpaired_register(template: Template) -> bool:
+    """True when ``template`` names a register gcc's RV64 side used that no source register
+    was paired with (other than ``sp``/``zero``/``ra``): which register it should be in
+    another function is unknown."""
+    def unpaired(t: Token) -> bool:
+        if t[0] == "R":
+            return str(t[1]) not in _FIXED_ROLE
+        if t[0] == "M":
+            return unpaired(t[1])  # type: ignore[arg-type]
+        return False
+
+    return any(unpaired(t) for _, _, t in _instruction_tokens(template))

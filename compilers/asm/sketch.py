@@ -19,12 +19,20 @@ from dataclasses import dataclass, field
 
 from ...errors import DSLError
 from .baseline import REG_MAP
-from .blocks import basic_blocks
-from .guess import LOW_CONFIDENCE, Guess, GuessedInstr, GuessModel, slot_choices
-from .ir import Function, Hole, Imm, Instr, LabelDef, Line, Program, Reg, Shift, Sym
+from .blocks import Block, basic_blocks, is_control
+from .guess import (
+    Guess,
+    GuessedInstr,
+    GuessModel,
+    slot_choices,
+    uses_unpaired_register,
+)
+from .ir import Function, Hole, Imm, Instr, LabelDef, Line, Mem, Program, Reg, Shift, Sym
+from .liveness import block_live_widths, live_widths_after, use_widths
 from .symbolic import check_equivalence, fill_holes
 
-__all__ = ["SketchResult", "sketch", "MAX_SKETCHES", "MAX_QUERIES"]
+__all__ = ["SketchResult", "SketchOptions", "BlockOutcome", "CAUSES", "sketch",
+           "unflagged_failures", "MAX_SKETCHES", "MAX_QUERIES"]
 
 #: Solver queries (proofs or hole fillings) per flagged block (assumed).
 MAX_QUERIES = 40
@@ -35,23 +43,104 @@ _ALL_BRANCHES = _BRANCHES + ("bgt", "ble", "bgtu", "bleu")
 _RV_BRANCH_Z = {"beqz": "beq", "bnez": "bne", "bltz": "blt", "bgez": "bge", "blez": "ble",
                 "bgtz": "bgt"}
 _COMPARES = frozenset({"cmp"})
-_FLAG_MNEMONICS = frozenset({"cmp", "cmn", "tst", "ccmp", "ccmn", "adds", "subs", "ands",
-                             "negs", "csel", "csinc", "csinv", "csneg", "cset", "csetm",
-                             "cinc", "cinv", "cneg"})
+_FLAG_WRITERS = frozenset({"cmp", "cmn", "tst", "ccmp", "ccmn", "adds", "subs", "ands",
+                           "negs"})
+_FLAG_READERS = frozenset({"csel", "csinc", "csinv", "csneg", "cset", "csetm", "cinc", "cinv",
+                           "cneg", "ccmp", "ccmn"})
+_FLAG_MNEMONICS = _FLAG_WRITERS | _FLAG_READERS
 _MAP = {k: v for k, v in REG_MAP.items() if k != "xzr"}
 _SHIFTS = {"slli": 63, "srli": 63, "srai": 63, "slliw": 31, "srliw": 31, "sraiw": 31}
 
 
+#: Why a flagged block was not repaired (``BlockOutcome.cause``):
+#:
+#: ``call``: the block contains a call (no symbolic semantics); ``no-template``: a flagged
+#: instruction has no candidate at all; ``unmapped-register``: every candidate needs a
+#: register the fixed map has no image for; ``memory-offset-literal``: every candidate has a
+#: memory offset GUESS is unsure of (a literal, not a function of the source's immediates),
+#: which the sketch language has no hole for; ``flags-across-blocks``: a flag reader whose
+#: compare is in another block and could not be carried in; ``wrong-unflagged-line``: an
+#: unflagged instruction of the block is not equivalent to its own lines (GUESS was
+#: confidently wrong, so no hole covers it); ``unpaired-register``: no candidate proven and
+#: the candidates use a register gcc's RV64 side had that no source register was paired with
+#: (the slot is ambiguous and not a hole); ``solver-budget``: the block's query budget ran
+#: out; ``solver-unknown``: a query hit z3's resource limit; ``no-candidate-proven``: every
+#: candidate was refuted (none of the reasons above applies).
+#: :func:`unflagged_failures` adds ``wrong-unflagged-block`` (a block with no flagged token
+#: that the solver refutes) and ``unverified-call`` (an unflagged block with a call).
+CAUSES = ("call", "no-template", "unmapped-register", "memory-offset-literal",
+          "flags-across-blocks",
+          "wrong-unflagged-line", "unpaired-register", "solver-budget", "solver-unknown",
+          "no-candidate-proven", "wrong-unflagged-block", "unverified-call")
+
+
+@dataclass(frozen=True)
+class BlockOutcome:
+    """One flagged block: where it is, whether the sketch repaired it, and if not why
+    (:data:`CAUSES`) with the instruction it points at (``detail``)."""
+
+    function: str
+    block: int
+    fixed: bool
+    cause: str = ""
+    detail: str = ""
+
+
 @dataclass
 class SketchResult:
-    """The repaired program, block counts, and a few repaired blocks as examples
-    ``(function, source lines, guess lines with flagged lines marked, fixed lines)``."""
+    """The repaired program, block counts, per flagged block its outcome, and a few repaired
+    blocks as examples ``(function, source lines, guess lines with flagged lines marked,
+    fixed lines)``."""
 
     program: Program
     blocks: int = 0
     flagged: int = 0
     fixed: int = 0
+    carried: int = 0
+    outcomes: list[BlockOutcome] = field(default_factory=list)
     examples: list[tuple[str, list[str], list[str], list[str]]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SketchOptions:
+    """Which hole kinds and context the sketch uses (each measured on the full run; see the
+    study's README).
+
+    Attributes
+    ----------
+    carry_flags : bool
+        A block reading NZCV set by a predecessor's ``cmp`` is proven with that compare
+        prepended (its operands become block inputs), so its branch can be filled in.
+    scratch_registers : bool
+        A template register gcc's RV64 side used that no source register was paired with
+        (a temporary) may also become a scratch register outside the register map.
+    liveness : bool
+        A block (or instruction) has to agree with its source only on the registers live
+        after it (:mod:`.liveness`) instead of on every mapped register.
+    live_widths : bool
+        With ``liveness``, a register read later only through its W view has to agree on
+        its low 32 bits only.
+    block_fallback : bool
+        A flagged instruction none of whose candidates is proven on its own is searched
+        together with the rest of its block (instead of giving the block up).
+    """
+
+    carry_flags: bool = True
+    scratch_registers: bool = False
+    liveness: bool = True
+    live_widths: bool = True
+    block_fallback: bool = False
+
+
+@dataclass
+class _Trace:
+    """What the search of one block ran into (for :class:`BlockOutcome`)."""
+
+    budget: int
+    unknown: bool = False
+    exhausted: bool = False
+    cause: str = ""
+    detail: str = ""
 
 
 def _bounds(lines: list[Line]) -> dict[str, tuple[int, int]]:
@@ -81,7 +170,7 @@ def _fill(lines: list[Line], values: dict[str, int]) -> list[Line]:
 
 
 def _flagged(g: GuessedInstr) -> bool:
-    return not g.lines or any(c is not None and c < LOW_CONFIDENCE for c in g.confidence)
+    return g.flagged
 
 
 def _branch_variants(lines: list[Line]) -> list[list[Line]]:
@@ -101,27 +190,102 @@ def _branch_variants(lines: list[Line]) -> list[list[Line]]:
 
 
 def _repair(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInstr],
-            fresh: str, max_queries: int) -> list[Line] | None:
+            fresh: str, trace: _Trace, prefix: Sequence[Instr], opts: SketchOptions,
+            live: list[_Live] | None) -> list[Line] | None:
+    """The first proven completion of the block's flagged instructions, or None (``trace``
+    says why). ``prefix`` is the predecessor's compare when the block reads the flags it set
+    (:func:`_entry_compare`): the block is proven as ``prefix + block_src``, i.e. with the
+    compare's operands as block inputs."""
     options: list[list[tuple[list[Line], list[str]]]] = []
-    budget = [max_queries]  # solver queries left for this block (shared by both stages)
+    proof_src = [*prefix, *block_src]
     for k, g in enumerate(guessed):
         if not _flagged(g):
             options.append([(g.lines, [])])
             continue
-        alts = _alternatives(model, g, f"{fresh}_{k}", _compare_operands(block_src[:k]))
+        alts, why = _alternatives(model, g, f"{fresh}_{k}",
+                                  _compare_operands([*prefix, *block_src[:k]]),
+                                  scratch=opts.scratch_registers)
         if not alts:
+            trace.cause, trace.detail = why, str(g.source)
             return None
         if not _uses_flags(g.source):
             # The alignment is exact per instruction: an instruction that neither reads nor
             # writes flags is repaired on its own, which keeps the block search small.
-            one = _first_proven([g.source], [[a] for a in alts], budget)
-            if one is None:
+            one = _first_proven([g.source], [[a] for a in alts], trace,
+                                live[k] if live is not None else None)
+            if one is not None:
+                options.append([(one, [])])
+                continue
+            trace.detail = trace.detail or str(g.source)
+            if not opts.block_fallback:
                 return None
-            options.append([(one, [])])
-            continue
+            # No candidate is right on its own; one may be together with its neighbours
+            # (gcc's `rem` for AArch64's sdiv + msub): search it with the block.
         options.append(alts)
     combos = itertools.islice(itertools.product(*options), MAX_SKETCHES)
-    return _first_proven(block_src, list(combos), budget)
+    return _first_proven(proof_src, list(combos), trace,
+                         live[-1] if live is not None else None)
+
+
+def _writes(ins: Instr) -> set[str]:
+    """Registers ``ins`` may write (conservative: the destination operand(s) and a
+    written-back base)."""
+    m, ops = ins.mnemonic, ins.operands
+    out = {o.base.name for o in ops if isinstance(o, Mem) and o.mode in ("pre", "post")}
+    if m.startswith("b.") or m in ("b", "br", "ret", "cbz", "cbnz", "tbz", "tbnz") \
+            or m.startswith(("st", "cmp", "cmn", "tst", "ccmp", "ccmn")):
+        return out
+    if m in ("bl", "blr"):
+        return out | set(REG_MAP)  # a call clobbers (conservatively) every register
+    regs = [o.name for o in ops if isinstance(o, Reg)]
+    out.update(regs[:2] if m == "ldp" else regs[:1])
+    return out
+
+
+def _reads_entry_flags(instrs: Sequence[Instr]) -> bool:
+    """True when a flag reader comes before any flag writer in ``instrs``."""
+    for ins in instrs:
+        m = ins.mnemonic
+        if m.startswith("b.") or m in _FLAG_READERS:
+            return True
+        if m in _FLAG_WRITERS:
+            return False
+    return False
+
+
+def _entry_compare(blocks: Sequence[Block], b: int) -> Instr | None:
+    """The compare whose flags block ``b`` reads on entry, when every CFG predecessor of the
+    block ends with the same ``cmp`` as its last flag writer and leaves its operands
+    unchanged after it (so at block entry the flags are that compare of the entry values);
+    None otherwise (including the function's entry block)."""
+    if b == 0:
+        return None
+    preds = [p for p, blk in enumerate(blocks) if blk.instrs and _targets(blk.instrs[-1])
+             & set(blocks[b].labels)]
+    last = blocks[b - 1].instrs[-1] if blocks[b - 1].instrs else None
+    if last is None or last.mnemonic not in ("b", "br", "ret"):
+        preds.append(b - 1)
+    found: Instr | None = None
+    for p in preds:
+        instrs = blocks[p].instrs
+        at = next((k for k in range(len(instrs) - 1, -1, -1)
+                   if instrs[k].mnemonic in _FLAG_WRITERS), None)
+        if at is None or instrs[at].mnemonic not in _COMPARES:
+            return None
+        cmp = instrs[at]
+        operands = {o.name for o in cmp.operands if isinstance(o, Reg)}
+        if any(_writes(i) & operands for i in instrs[at + 1:]):
+            return None
+        key = Instr(cmp.mnemonic, cmp.operands)
+        if found is not None and Instr(found.mnemonic, found.operands) != key:
+            return None
+        found = cmp
+    return found
+
+
+def _targets(ins: Instr) -> set[str]:
+    return {o.name for o in ins.operands if isinstance(o, Sym)} if is_control(
+        ins, "aarch64") else set()
 
 
 def _uses_flags(ins: Instr) -> bool:
@@ -171,13 +335,17 @@ def _carried(lines: list[Line], ops: tuple[Reg, Reg]) -> list[list[Line]]:
 
 
 def _alternatives(model: GuessModel, g: GuessedInstr, fresh: str,
-                  compare: tuple[Reg, Reg] | None = None
-                  ) -> list[tuple[list[Line], list[str]]]:
+                  compare: tuple[Reg, Reg] | None = None, *, scratch: bool = False
+                  ) -> tuple[list[tuple[list[Line], list[str]]], str]:
     """GUESS's top templates for ``g`` with holes, every ambiguous-slot choice, (for
     back-off templates) every compare-branch opcode, and, for a conditional branch after a
-    compare in the block, the branch reading the compare's operands (``compare``)."""
+    compare in the block, the branch reading the compare's operands (``compare``); with the
+    cause (:data:`CAUSES`) when there are none."""
     alts: list[tuple[list[Line], list[str]]] = []
     top = model.candidates(g.source)[:3]
+    if not top:
+        return [], "no-template"
+    errors: list[str] = []
     if compare is not None and g.source.mnemonic.startswith("b."):
         for j, (template, p, _) in enumerate(top):
             try:
@@ -187,38 +355,110 @@ def _alternatives(model: GuessModel, g: GuessedInstr, fresh: str,
                 continue
             alts.extend((v, holes) for v in _carried(lines, compare))
     for j, (template, p, backoff) in enumerate(top):
+        renames = (False, True) if scratch and uses_unpaired_register(template) else (False,)
         for c, choice in enumerate(slot_choices(template)):
-            try:
-                lines, _, holes = model.instantiate(template, g.source, f"{fresh}_{j}_{c}",
-                                                    holes=True, p=p, choices=choice)
-            except DSLError:
-                continue
-            for variant in (_branch_variants(lines) if backoff else [lines]):
-                alts.append((variant, holes))
-    return alts
+            for r in renames:
+                try:
+                    lines, _, holes = model.instantiate(template, g.source,
+                                                        f"{fresh}_{j}_{c}{'s' if r else ''}",
+                                                        holes=True, p=p, choices=choice,
+                                                        scratch=r)
+                except DSLError as exc:
+                    errors.append(str(exc))
+                    continue
+                for variant in (_branch_variants(lines) if backoff else [lines]):
+                    alts.append((variant, holes))
+    if alts:
+        return alts, ""
+    return [], ("memory-offset-literal" if any("memory offset" in e for e in errors)
+                else "unmapped-register")
 
 
 def _first_proven(block_src: list[Instr],
                   combos: Sequence[Sequence[tuple[list[Line], list[str]]]],
-                  budget: list[int]) -> list[Line] | None:
-    """The first combination the solver proves (completing its holes), or None."""
+                  trace: _Trace, live: _Live | None = None) -> list[Line] | None:
+    """The first combination the solver proves (completing its holes), or None; spends
+    ``trace.budget`` (one query per combination) and notes an unknown verdict in it."""
+    live_out, low32 = _solver_live(live)
     for combo in combos:
-        if budget[0] <= 0:
+        if trace.budget <= 0:
+            trace.exhausted = True
             return None
-        budget[0] -= 1
+        trace.budget -= 1
         lines = [ln for part, _ in combo for ln in part]
         holes = [h for _, hs in combo for h in hs]
         try:
             if holes:
                 values = fill_holes(block_src, lines, holes=holes, reg_map=_MAP,
-                                    bounds=_bounds(lines), timeout_ms=30_000)
+                                    bounds=_bounds(lines), live_out=live_out, low32=low32,
+                                    timeout_ms=30_000)
                 if values is not None:
                     return _fill(lines, values)
-            elif check_equivalence(block_src, lines, reg_map=_MAP, timeout_ms=30_000).equivalent:
-                return lines
+            else:
+                verdict = check_equivalence(block_src, lines, reg_map=_MAP, live_out=live_out,
+                                            low32=low32, timeout_ms=30_000).equivalent
+                if verdict:
+                    return lines
+                trace.unknown |= verdict is None
         except DSLError:
             continue
     return None
+
+
+_Live = dict[str, int]  # live mapped register -> low bits that must agree (32 or 64)
+
+
+def _live_lists(instrs: list[Instr], live_out: _Live, widths: bool) -> list[_Live]:
+    """The mapped registers that must agree after each instruction (with the low bits
+    that must: 32 for one read later only as a W register when ``widths``, else 64): those
+    live after it, and at the block's end also those its terminator reads (a return reads
+    ``x0`` and the callee-saved registers: the proof compares the state after the
+    terminator, which reads them there)."""
+    if instrs and is_control(instrs[-1], "aarch64"):
+        live_out = dict(live_out)
+        for r, w in use_widths(instrs[-1]).items():
+            live_out[r] = max(live_out.get(r, 0), w)
+    after = live_widths_after(instrs, live_out) or [live_out]
+    return [{r: (w if widths else 64) for r, w in sorted(a.items()) if r in _MAP}
+            for a in after]
+
+
+def _solver_live(live: _Live | None) -> tuple[list[str] | None, list[str]]:
+    """(live_out, low32) arguments of the solver calls for ``live`` (None: all mapped)."""
+    if live is None:
+        return None, []
+    return list(live), [r for r, w in live.items() if w == 32]
+
+
+def _diagnose(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInstr],
+              trace: _Trace, flags_in: bool, live: list[_Live] | None
+              ) -> tuple[str, str]:
+    """The cause (:data:`CAUSES`) and instruction of a failed repair, most specific first."""
+    if trace.cause:
+        return trace.cause, trace.detail
+    if flags_in:
+        reader = next(i for i in block_src if i.mnemonic.startswith("b.")
+                      or i.mnemonic in _FLAG_READERS)
+        return "flags-across-blocks", str(reader)
+    for k, g in enumerate(guessed):
+        # An unflagged instruction is fixed in every sketch: if its own lines are not
+        # equivalent to it, no completion of the holes can prove the block.
+        if _flagged(g) or _uses_flags(g.source) or not g.lines:
+            continue
+        if _refuted(g, live[k] if live is not None else None):
+            return "wrong-unflagged-line", str(g.source)
+    if trace.unknown:
+        return "solver-unknown", trace.detail
+    if trace.exhausted:
+        return "solver-budget", trace.detail
+    # The culprit: the flagged instruction repaired on its own that had no proven candidate
+    # (trace.detail), else the flagged flag users searched together at block level.
+    culprits = [g for g in guessed if _flagged(g) and (
+        str(g.source) == trace.detail if trace.detail else _uses_flags(g.source))]
+    for g in culprits:
+        if any(uses_unpaired_register(t) for t, _, _ in model.candidates(g.source)[:3]):
+            return "unpaired-register", str(g.source)
+    return "no-candidate-proven", trace.detail or "; ".join(str(g.source) for g in culprits)
 
 
 def _show(lines: list[Line], marks: list[bool] | None = None) -> list[str]:
@@ -235,18 +475,23 @@ def _show(lines: list[Line], marks: list[bool] | None = None) -> list[str]:
 
 
 def sketch(model: GuessModel, source: Program, guess: Guess, *,
-           max_queries: int = MAX_QUERIES,
+           max_queries: int = MAX_QUERIES, options: SketchOptions | None = None,
            max_examples: int = 3) -> SketchResult:
     """Repair the flagged blocks of ``guess`` (a GUESS translation of ``source``), spending at
     most ``max_queries`` solver queries per block (a count, not a time, so the result does
     not depend on the machine's speed; each query has z3's deterministic resource limit
-    :data:`~archsim.compilers.asm.symbolic.RLIMIT`)."""
+    :data:`~archsim.compilers.asm.symbolic.RLIMIT`). ``options`` (default
+    :class:`SketchOptions` ()) picks the hole kinds; each unrepaired block's cause is in
+    ``outcomes``."""
+    opts = options if options is not None else SketchOptions()
     out = Program(isa="riscv64", file=source.file + " (guess+sketch rv64)")
     result = SketchResult(out)
     for name, fn in source.functions.items():
         aligned = guess.aligned[name]
         lines: list[Line] = []
-        for b, block in enumerate(basic_blocks(fn, isa="aarch64")):
+        blocks = basic_blocks(fn, isa="aarch64")
+        live_out = block_live_widths(fn) if opts.liveness else None
+        for b, block in enumerate(blocks):
             lines.extend(LabelDef(lb) for lb in block.labels)
             guessed = aligned[block.start:block.start + len(block.instrs)]
             current = [ln for g in guessed for ln in g.lines]
@@ -256,12 +501,26 @@ def sketch(model: GuessModel, source: Program, guess: Guess, *,
                 continue
             result.flagged += 1
             fixed = None
-            if not any(i.mnemonic in ("bl", "blr") for i in block.instrs):
-                fixed = _repair(model, block.instrs, guessed, f".Lsk_{name}_{b}", max_queries)
+            trace = _Trace(max_queries)
+            entry = _reads_entry_flags(block.instrs)
+            prefix = [c] if entry and opts.carry_flags and (c := _entry_compare(blocks, b)) \
+                else []
+            if any(i.mnemonic in ("bl", "blr") for i in block.instrs):
+                trace.cause = "call"
+            live = _live_lists(block.instrs, live_out[b], opts.live_widths) \
+                if live_out is not None else None
+            if trace.cause != "call":
+                fixed = _repair(model, block.instrs, guessed, f".Lsk_{name}_{b}", trace,
+                                prefix, opts, live)
             if fixed is None:
+                cause, detail = _diagnose(model, block.instrs, guessed, trace,
+                                          entry and not prefix, live)
+                result.outcomes.append(BlockOutcome(name, b, False, cause, detail))
                 lines.extend(current)
                 continue
             result.fixed += 1
+            result.carried += bool(prefix)
+            result.outcomes.append(BlockOutcome(name, b, True))
             lines.extend(fixed)
             if len(result.examples) < max_examples:
                 marks = [_flagged(g) for g in guessed for _ in g.lines]
@@ -269,3 +528,62 @@ def sketch(model: GuessModel, source: Program, guess: Guess, *,
                                         _show(current, marks), _show(fixed)))
         out.functions[name] = Function(name, lines)
     return result
+
+
+def unflagged_failures(source: Program, guess: Guess, *,
+                       options: SketchOptions | None = None) -> list[BlockOutcome]:
+    """The blocks of ``guess`` with no flagged token that the solver does not prove
+    equivalent to their source (GUESS was confidently wrong on a whole block; the sketch
+    never looks at them), and the unflagged blocks with a call (which it cannot check);
+    ``options`` as for :func:`sketch` (flags carried, liveness)."""
+    opts = options if options is not None else SketchOptions()
+    out: list[BlockOutcome] = []
+    for name, fn in source.functions.items():
+        aligned = guess.aligned[name]
+        blocks = basic_blocks(fn, isa="aarch64")
+        live_out = block_live_widths(fn) if opts.liveness else None
+        for b, block in enumerate(blocks):
+            guessed = aligned[block.start:block.start + len(block.instrs)]
+            if any(_flagged(g) for g in guessed):
+                continue
+            if any(i.mnemonic in ("bl", "blr") for i in block.instrs):
+                out.append(BlockOutcome(name, b, False, "unverified-call",
+                                        str(block.instrs[-1])))
+                continue
+            prefix: list[Instr] = []
+            if _reads_entry_flags(block.instrs):
+                c = _entry_compare(blocks, b) if opts.carry_flags else None
+                if c is None:
+                    out.append(BlockOutcome(name, b, False, "flags-across-blocks",
+                                            str(block.instrs[-1])))
+                    continue
+                prefix = [c]
+            lines = [ln for g in guessed for ln in g.lines]
+            live = _live_lists(block.instrs, live_out[b], opts.live_widths) \
+                if live_out is not None else None
+            live_regs, low32 = _solver_live(live[-1] if live is not None else None)
+            try:
+                verdict = check_equivalence([*prefix, *block.instrs], lines, reg_map=_MAP,
+                                            live_out=live_regs, low32=low32,
+                                            timeout_ms=30_000).equivalent
+            except DSLError as exc:
+                out.append(BlockOutcome(name, b, False, "wrong-unflagged-block", str(exc)))
+                continue
+            if verdict is not True:
+                bad = next((str(g.source) for k, g in enumerate(guessed)
+                            if not _uses_flags(g.source)
+                            and _refuted(g, live[k] if live is not None else None)),
+                           str(block.instrs[0]))
+                out.append(BlockOutcome(name, b, False, "wrong-unflagged-block"
+                                        if verdict is False else "solver-unknown", bad))
+    return out
+
+
+def _refuted(g: GuessedInstr, live: _Live | None) -> bool:
+    """Does the solver refute ``g``'s own lines (an unsupported line counts as refuted)?"""
+    live_out, low32 = _solver_live(live)
+    try:
+        return check_equivalence([g.source], g.lines, reg_map=_MAP, live_out=live_out,
+                                 low32=low32, timeout_ms=30_000).equivalent is False
+    except DSLError:
+        return True

@@ -13,7 +13,7 @@ are equal for all inputs. A counterexample is returned when they are not.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import z3
@@ -588,8 +588,8 @@ def hole_var(name: str) -> z3.BitVecRef:
 
 
 def _checks(a64: Sequence[Line], rv: Sequence[Line], reg_map: Mapping[str, str],
-            live_out: Sequence[str] | None, compare_memory: bool
-            ) -> list[tuple[str, z3.BoolRef]] | None:
+            live_out: Sequence[str] | None, compare_memory: bool,
+            low32: Collection[str] = ()) -> list[tuple[str, z3.BoolRef]] | None:
     """The per-output equalities of an equivalence query (None: only one block branches)."""
     sa, sb = initial_state("aarch64", "a_"), initial_state("riscv64", "r_")
     for ar, rr in reg_map.items():
@@ -601,7 +601,10 @@ def _checks(a64: Sequence[Line], rv: Sequence[Line], reg_map: Mapping[str, str],
     fa, fb = execute_block(a64, isa="aarch64", state=sa), execute_block(rv, isa="riscv64", state=sb)
     checks: list[tuple[str, z3.BoolRef]] = []
     for ar in (live_out if live_out is not None else list(reg_map)):
-        checks.append((ar, fa.regs[ar] == fb.regs[reg_map[ar]]))
+        a, b = fa.regs[ar], fb.regs[reg_map[ar]]
+        if ar in low32:  # only the W view is read later
+            a, b = z3.Extract(31, 0, a), z3.Extract(31, 0, b)
+        checks.append((ar, a == b))
     if compare_memory:
         probe = z3.BitVec("probe_addr", 64)
         checks.append(("memory", z3.Select(fa.mem, probe) == z3.Select(fb.mem, probe)))
@@ -614,7 +617,8 @@ def _checks(a64: Sequence[Line], rv: Sequence[Line], reg_map: Mapping[str, str],
 
 def check_equivalence(a64: Sequence[Line], rv: Sequence[Line], *,
                       reg_map: Mapping[str, str], live_out: Sequence[str] | None = None,
-                      compare_memory: bool = True, timeout_ms: int = 5000) -> EquivalenceResult:
+                      compare_memory: bool = True, low32: Collection[str] = (),
+                      timeout_ms: int = 5000) -> EquivalenceResult:
     """Is the RV64 block ``rv`` equivalent to the AArch64 block ``a64`` under ``reg_map``?
 
     Parameters
@@ -627,10 +631,13 @@ def check_equivalence(a64: Sequence[Line], rv: Sequence[Line], *,
         AArch64 registers whose final values must agree (default: every mapped one).
     compare_memory : bool
         Also require all of memory to agree at the end.
+    low32 : collection of str
+        Live-out registers of which only the low 32 bits must agree (read later only
+        through their W view).
     timeout_ms : int
         Solver time limit (a safety net; :data:`RLIMIT` is the budget that binds).
     """
-    checks = _checks(a64, rv, reg_map, live_out, compare_memory)
+    checks = _checks(a64, rv, reg_map, live_out, compare_memory, low32)
     if checks is None:
         return EquivalenceResult(False, None, ("branch",))
     solver = z3.Solver()
@@ -655,6 +662,7 @@ def check_equivalence(a64: Sequence[Line], rv: Sequence[Line], *,
 
 def fill_holes(a64: Sequence[Line], rv: Sequence[Line], *, holes: Sequence[str],
                reg_map: Mapping[str, str], bounds: Mapping[str, tuple[int, int]] | None = None,
+               live_out: Sequence[str] | None = None, low32: Collection[str] = (),
                max_rounds: int = 12, timeout_ms: int = 3000) -> dict[str, int] | None:
     """Values for the holes of the RV64 sketch ``rv`` that make it equivalent to ``a64`` for
     all inputs, by counterexample-guided synthesis; None when there are none (or the solver
@@ -662,9 +670,10 @@ def fill_holes(a64: Sequence[Line], rv: Sequence[Line], *, holes: Sequence[str],
 
     Each round proposes hole values consistent with every counterexample so far, then asks
     the solver for an input on which the completed block still differs. ``bounds`` limits a
-    hole to a signed range (what its instruction field can encode).
+    hole to a signed range (what its instruction field can encode); ``live_out`` and
+    ``low32`` as in :func:`check_equivalence`.
     """
-    checks = _checks(a64, rv, reg_map, None, True)
+    checks = _checks(a64, rv, reg_map, live_out, True, low32)
     if checks is None:
         return None
     spec = z3.And(*[c for _, c in checks])
