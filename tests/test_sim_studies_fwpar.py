@@ -130,13 +130,13 @@ def test_shipped_full_run_is_complete() -> None:
         walls = m["measured"]["walls_s"]
         assert set(walls) == {"1x1", "1x2", "2x1", "2x2"}
         assert all(len(v) >= 10 for v in walls.values())
-    # The shipped repeat run has the same format and analyses the same way.
+    # The shipped run made on the loaded machine has the same format and analyses the same way.
     from importlib import resources
 
     from archsim.sim.studies.fwpar import analyze
 
     repeat = json.loads(resources.files("archsim.sim.studies.fwpar")
-                        .joinpath("data/full_run_repeat.json").read_text())
+                        .joinpath("data/full_run_loaded.json").read_text())
     a = analyze(repeat)
     assert len(a["rows"]) == 4 and a["geomean_vs_intel_best"] > 0
 
