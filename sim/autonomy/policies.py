@@ -74,7 +74,8 @@ class NavPolicySpec:
     num_actions : int
         Output logits.
     strided_layers : int
-        Leading convolutions with stride 2 (the rest stride 1), 0..``conv_layers``.
+        Leading convolutions with stride 2 (the rest stride 1); every convolution when it
+        is at least ``conv_layers``.
     """
 
     conv_layers: int
@@ -94,9 +95,9 @@ class NavPolicySpec:
             raise ConfigError(f"filters {self.filters!r} not in the family", field="filters",
                               allowed=list(_ALL_FILTERS))
         s = self.strided_layers
-        if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= self.conv_layers:
-            raise ConfigError(f"strided_layers must be an int in 0..{self.conv_layers}, not "
-                              f"{s!r}", field="strided_layers")
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+            raise ConfigError(f"strided_layers must be an int >= 0, not {s!r}",
+                              field="strided_layers")
         for name in ("hidden", "rows", "cols", "goal_features", "num_actions"):
             v = getattr(self, name)
             if not is_positive_int(v):
