@@ -142,6 +142,11 @@ def test_the_soc_config_names_a_loadable_description():
     assert npu.compile().units["to_act"].contract.operand("a").lanes == 1  # not square
     with pytest.raises(ConfigError, match="no object"):
         load_object("archsim.dsl.examples.uav_npu:DESIGNS.r8_c8", field="description")
+    ws = AcceleratorPoint(rows=4, cols=4, dataflow="ws")
+    assert ws.design_name.endswith("_ws")
+    loaded = load_object(f"archsim.dsl.examples.uav_npu:DESIGNS.{ws.design_name}",
+                         field="description")()
+    assert loaded.compile().units["gemm"].dataflow == "ws"
 
 
 @pytest.mark.parametrize(("kwargs", "field", "message"), [
