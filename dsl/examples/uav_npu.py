@@ -1,8 +1,8 @@
 """A parameterized int8 systolic-array accelerator for a UAV's navigation CNN (AutoPilot).
 
 :func:`uav_npu` declares the accelerator of one point of AutoPilot's design space
-(arXiv 2102.02988): an ``rows x cols`` output-stationary int8 GEMM array (the library's
-``gemm`` unit, :mod:`archsim.hw.accel.gemm`) reading activations from ``act`` (8-bit,
+(arXiv 2102.02988): an ``rows x cols`` int8 GEMM array, output- or weight-stationary (the
+library's ``gemm`` unit, :mod:`archsim.hw.accel.gemm`, with its ``dataflow``), reading activations from ``act`` (8-bit,
 ``rows`` banks) and weights from ``wgt`` (8-bit, ``cols`` banks) and accumulating int32
 partial sums in ``acc`` (``cols`` banks); one vector unit, ``to_act``, requantizes (or
 ReLUs) accumulators back into ``act`` for the next layer. The buffer sizes are parameters
