@@ -51,14 +51,15 @@ SETTINGS = DAggerSettings(rounds=1, episodes_per_round=10, epochs=3, batch_size=
 EPISODES = 20
 
 
-def _settings_json(seed: int) -> str:
+def _settings_json(seed: int, settings: DAggerSettings = SETTINGS) -> str:
     return json.dumps({"seed": seed, "episodes_per_density": EPISODES,
-                       "dagger": dataclasses.asdict(SETTINGS),
+                       "dagger": dataclasses.asdict(settings),
                        "world": dataclasses.asdict(airlearning_world()),
                        "densities_per_100m2": DENSITIES}, sort_keys=True)
 
 
-def _train(names: list[str], seed: int, out: Path) -> None:
+def _train(names: list[str], seed: int, out: Path,
+           settings: DAggerSettings = SETTINGS) -> None:
     specs = {s.name.split("-")[0]: s for s in airlearning_specs()}
     unknown = [n for n in names if n not in specs]
     if unknown:
@@ -67,7 +68,7 @@ def _train(names: list[str], seed: int, out: Path) -> None:
     rows: list[dict[str, object]] = []
     for name in names:
         spec = specs[name]
-        policy, rep = train_dagger(spec, seed=seed, settings=SETTINGS, world_spec=ws)
+        policy, rep = train_dagger(spec, seed=seed, settings=settings, world_spec=ws)
         t0 = time.perf_counter()
         results = [success_rate(policy, d, EPISODES, seed, world_spec=ws)
                    for d in sorted(DENSITIES)]
@@ -86,7 +87,7 @@ def _train(names: list[str], seed: int, out: Path) -> None:
                          "eval_time_s": round(eval_s, 1), "samples": rep.samples[-1],
                          "final_loss": round(rep.loss[-1], 4),
                          "loadavg_1m": round(load[0], 2), "seed": seed,
-                         "settings": _settings_json(seed)})
+                         "settings": _settings_json(seed, settings)})
         print(f"{spec.name}: {spec.flops / 1e6:.1f} MFLOPs, trained {rep.train_time_s:.0f} s "
               f"({rep.samples[-1]} samples), evaluated {eval_s:.0f} s, load {load[0]:.1f}; "
               + ", ".join(f"{r.density} {r.rate:.2f}" for r in results), flush=True)
@@ -116,11 +117,14 @@ def main() -> None:
     ap.add_argument("--merge", nargs="*", type=Path, default=None)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--rounds", type=int, default=SETTINGS.rounds,
+                    help="DAgger rounds after the expert's (a longer-training check)")
     args = ap.parse_args()
     if args.merge is not None:
         _merge(args.merge, args.seed, args.out)
     else:
-        _train([s for s in args.specs.split(",") if s], args.seed, args.out)
+        _train([s for s in args.specs.split(",") if s], args.seed, args.out,
+               dataclasses.replace(SETTINGS, rounds=args.rounds))
 
 
 if __name__ == "__main__":
