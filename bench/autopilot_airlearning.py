@@ -12,7 +12,7 @@ training time, the evaluation time and the load average (``os.getloadavg``) at t
 each policy: the machine is shared, so the times depend on the load.
 
 The settings (:data:`SETTINGS`, :data:`EPISODES`) are far smaller than the small family's
-``FULL_SETTINGS`` (4 rounds x 30 flights x 6 epochs, 100 evaluation flights): a 20-80 MFLOP
+``FULL_SETTINGS`` (4 DAgger rounds x 30 flights x 6 epochs, 100 evaluation flights): a 20-80 MFLOP
 policy costs 20-80x a small one per sample in numpy, and the family had to train in about
 half an hour on 2 cores shared with other jobs (load average 6-15). They are assumed, and
 written into every row; more rounds and flights would raise the success rates.
@@ -45,8 +45,8 @@ from archsim.sim.autonomy.world import DENSITIES
 __all__ = ["main", "SETTINGS", "EPISODES"]
 
 #: DAgger settings of this family (assumed: sized to the time available, module docstring):
-#: the expert's round and one DAgger round of 10 flights each, 3 epochs, batches of 32.
-SETTINGS = DAggerSettings(rounds=1, episodes_per_round=10, epochs=3, batch_size=32)
+#: the expert's round and two DAgger rounds of 10 flights each, 3 epochs, batches of 32.
+SETTINGS = DAggerSettings(rounds=2, episodes_per_round=10, epochs=3, batch_size=32)
 #: Held-out evaluation flights per density.
 EPISODES = 20
 

@@ -476,7 +476,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
         f"mission distance {MISSION_DISTANCE_M:.0f} m in every environment; success floor = "
         f"best policy's rate - {SUCCESS_SLACK:.2f} (assumed)",
         "policies: the Air-Learning-like family, success rates measured by "
-        "bench/autopilot_airlearning.py (shipped CSV; 1 DAgger round after the expert's, 10 "
+        "bench/autopilot_airlearning.py (shipped CSV; 2 DAgger rounds after the expert's, 10 "
         "flights per round, 3 epochs, 20 evaluation flights per density: assumed settings, "
         "sized to the machine)",
         f"accelerator grid: dataflow {list(DATAFLOWS)}, GEMM tile height "
