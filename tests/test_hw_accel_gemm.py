@@ -400,3 +400,109 @@ def test_unit_with_buffers_in_pysim_and_verilog():
 def test_16x16_unit_in_verilator():
     # 4 folds (2 in M, 2 in N) of a 16x16 array with K = 20, accumulating onto D.
     _bench_run(16, 16, 32, 20, 32, "verilator")
+
+
+# --- weight-stationary ------------------------------------------------------------------------
+
+def ws_layout(r, c, a, b, *, a_addr=0, b_addr=0, d=None, c_in_addr=0):
+    """Buffers holding A row-major (M x K) at a_addr, B at b_addr, D at c_in_addr."""
+    (m, k), n = a.shape, b.shape[1]
+    buf_a = np.zeros(r << ADDR_WIDTH, np.int64)
+    buf_b = np.zeros(c << ADDR_WIDTH, np.int64)
+    buf_c = np.zeros(c << ADDR_WIDTH, np.int64)
+    buf_a[a_addr:a_addr + m * k] = raw(a.ravel(), 8)
+    buf_b[b_addr:b_addr + k * n] = raw(b.ravel(), 8)
+    if d is not None:
+        buf_c[c_in_addr:c_in_addr + m * n] = raw(d.ravel(), 32)
+    return {"a": buf_a, "b": buf_b, "c": buf_c}
+
+
+def independent_ws_cycles(r, c, m, k, n):
+    """SCALE-Sim's WS fold, (K / R) * (N / C) folds of 2R + C + M - 2, plus the unit's
+    stated overhead 3 (latch, the last drain's two cycles past its period, visibility)."""
+    return (k // r) * (n // c) * (2 * r + c + m - 2) + 3
+
+
+WS_SHAPES = [
+    # rows, cols, m, k, n
+    (2, 2, 3, 4, 4),    # 2 x 2 folds, m not a multiple of anything
+    (4, 4, 5, 8, 4),    # two K tiles: partial sums read back through c_in
+    (2, 4, 1, 2, 8),    # M = 1: the drain triggers in the next fold's first cycle
+    (4, 2, 6, 4, 2),    # taller than wide
+    (3, 2, 4, 6, 4),    # rows not a power of two
+    (1, 1, 2, 3, 2),    # the one-PE array
+]
+
+
+@pytest.mark.parametrize(("r", "c", "m", "k", "n"), WS_SHAPES)
+def test_ws_rtl_equals_golden_equals_numpy(r, c, m, k, n):
+    rng = np.random.default_rng(r * 100 + c * 10 + m)
+    a, b = int8_operands(rng, m, k, n)
+    c_addr = 2 * c
+    buffers = ws_layout(r, c, a, b, a_addr=r, b_addr=c)
+    args = args_for(m, k, n, a_addr=r, b_addr=c, c_addr=c_addr)
+    u = unit(r, c, dataflow="ws")
+    run = run_unit(u, buffers, args, bind={"c_in": "c"})
+    assert np.array_equal(result(run.buffers["c"], c_addr, m, n), a @ b)
+    assert np.array_equal(run_golden(u, buffers, args), run.buffers["c"])
+    expected = independent_ws_cycles(r, c, m, k, n)
+    assert expected == matmul_cycles(rows=r, cols=c, m=m, k=k, n=n, dataflow="ws") + 3
+    assert run.cycles == expected == u.cycles(args)
+
+
+@pytest.mark.parametrize("same_address", [True, False])
+def test_ws_accumulates_in_place_and_from_a_disjoint_range(same_address):
+    r, c, m, k, n = 2, 2, 3, 4, 4
+    rng = np.random.default_rng(5)
+    a, b = int8_operands(rng, m, k, n)
+    d = rng.integers(-(1 << 31), 1 << 31, size=(m, n))
+    d[0, 0] = (1 << 31) - 1  # the add wraps
+    c_addr = 0
+    c_in_addr = c_addr if same_address else 8 * c  # past c's 12 words
+    buffers = ws_layout(r, c, a, b, d=d, c_in_addr=c_in_addr)
+    args = args_for(m, k, n, c_addr=c_addr, c_in_addr=c_in_addr, accumulate=1)
+    u = unit(r, c, dataflow="ws")
+    run = run_unit(u, buffers, args, bind={"c_in": "c"})
+    assert np.array_equal(result(run.buffers["c"], c_addr, m, n), wrap(a @ b + d, 32))
+    assert np.array_equal(run_golden(u, buffers, args), run.buffers["c"])
+    assert run.cycles == independent_ws_cycles(r, c, m, k, n)
+
+
+def test_ws_stalls_change_neither_results_nor_enabled_cycles():
+    r, c, m, k, n = 2, 2, 3, 4, 2
+    a, b = int8_operands(np.random.default_rng(9), m, k, n)
+    buffers = ws_layout(r, c, a, b)
+    args = args_for(m, k, n)
+    free = run_unit(unit(r, c, dataflow="ws"), buffers, args, bind={"c_in": "c"})
+    stalled = run_unit(unit(r, c, dataflow="ws"), buffers, args, bind={"c_in": "c"},
+                       stall_probability=0.2, seed=4)
+    assert stalled.stall_cycles > 0
+    assert stalled.cycles == free.cycles == independent_ws_cycles(r, c, m, k, n)
+    assert np.array_equal(result(stalled.buffers["c"], 0, m, n), a @ b)
+
+
+def test_ws_actions_counted_by_hand():
+    u = model_unit(4, 4, dataflow="ws")
+    # k = 8 (2 K tiles) x n = 8 (2 N tiles): 4 folds; m = 5
+    acts = u.actions(args_for(5, 8, 8, accumulate=0))
+    assert acts == {"mac": 5 * 8 * 8, "read:a": 4 * 5, "read:b": 4 * 4, "write:c": 4 * 5,
+                    "read:c_in": 2 * 5}  # the second K tile of each N tile reads back
+    assert u.actions(args_for(5, 8, 8, accumulate=1))["read:c_in"] == 4 * 5
+
+
+@pytest.mark.parametrize(("change", "name", "what"), [
+    ({"k": 6}, "k", "a multiple of rows (4)"),
+    ({"a_addr": 2}, "a_addr", "a multiple of rows (4)"),
+    ({"accumulate": 1, "c_in_addr": 4}, "c_in_addr", "c_addr (0) or a range disjoint"),
+])
+def test_ws_bad_arguments_name_the_constraint(change, name, what):
+    u = model_unit(4, 4, dataflow="ws")
+    args = {**args_for(5, 8, 8), **change}
+    with pytest.raises(ValueError, match=re.escape(f"argument {name!r} must be {what}")):
+        u.cycles(args)
+    assert model_unit(4, 4, dataflow="ws").cycles(args_for(5, 8, 8)) > 0  # m = 5 is fine
+
+
+def test_unknown_dataflow_is_refused():
+    with pytest.raises(ValueError, match="dataflow must be one of 'os', 'ws'"):
+        GemmUnit(rows=2, cols=2, dataflow="is")

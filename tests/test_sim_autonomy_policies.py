@@ -8,6 +8,8 @@ from archsim.sim.autonomy.policies import (
     DAggerSettings,
     NavPolicyNet,
     NavPolicySpec,
+    airlearning_specs,
+    airlearning_world,
     nav_policy_graph,
     train_dagger,
 )
@@ -53,3 +55,28 @@ def test_bad_spec() -> None:
         NavPolicySpec(conv_layers=2, filters=12)
     with pytest.raises(ConfigError, match="conv_layers"):
         NavPolicySpec(conv_layers=7, filters=8)
+
+
+def test_airlearning_family_flops_by_hand() -> None:
+    # c3f32 on 32x64 with one strided conv: conv0 1->32 stride 2 -> 16x32; conv1, conv2
+    # 32->32 stride 1 at 16x32.
+    px = 16 * 32
+    convs = px * 32 * 1 * 9 + 2 * px * 32 * 32 * 9
+    relu = 3 * px * 32
+    fc_h = (px * 32 + 3) * 32
+    flops = 2 * (convs + fc_h + 32 * 5) + relu + 32
+    spec = next(s for s in airlearning_specs() if (s.conv_layers, s.filters) == (3, 32))
+    assert spec.name == "c3f32-32x64s1" and spec.strides() == (2, 1, 1)
+    assert spec.flops == flops
+    assert {(s.conv_layers, s.filters) for s in airlearning_specs()} == {
+        (c, f) for c in (3, 4, 5) for f in (32, 48, 64)}
+    world = airlearning_world()
+    assert (world.sensor.rows, world.sensor.cols) == (spec.rows, spec.cols) == (32, 64)
+
+
+def test_small_family_names_and_strides_are_unchanged() -> None:
+    spec = NavPolicySpec(conv_layers=2, filters=8)
+    assert spec.name == "c2f8" and spec.strides() == (2, 2)  # every conv strided
+    assert NavPolicySpec(conv_layers=5, filters=8).strides() == (2, 2, 2, 1, 1)
+    with pytest.raises(ConfigError, match="strided_layers"):
+        NavPolicySpec(conv_layers=3, filters=32, strided_layers=-1)

@@ -69,6 +69,26 @@ def test_tile_program_unit_cycles_follow_the_fold_formula():
     assert tile_report_figures(point)[0] == report.cycles
 
 
+def _ws_unit_cycles(rows: int, cols: int, m: int, k: int, n: int) -> int:
+    """SCALE-Sim's WS fold, (k / rows) * (n / cols) folds of 2 rows + cols + m - 2, plus
+    the unit's stated overhead of 3 (hw/accel/gemm.py docstring), worked here."""
+    return (k // rows) * (n // cols) * (2 * rows + cols + m - 2) + 3
+
+
+def test_ws_tile_program_unit_cycles_follow_the_ws_fold_formula():
+    point = AcceleratorPoint(rows=4, cols=4, dataflow="ws")
+    assert point.tile == (16, 16, 4) and point.label.endswith("-ws")
+    npu = point.description()
+    report = npu.compile().model(uav_tile_program(npu, m=16, k=16, n=4))
+    # 4 K tiles x 1 N tile, each 8 + 4 + 16 - 2 = 26 cycles, plus 3
+    assert report.steps[0].unit_cycles == 4 * 26 + 3 == _ws_unit_cycles(4, 4, 16, 16, 4)
+    assert tile_report_figures(point)[0] == report.cycles
+    # a tall tile favours WS: 64 rows of A stream past each weight tile
+    tall_ws = AcceleratorPoint(rows=4, cols=4, dataflow="ws", tile_m_folds=16)
+    tall_os = AcceleratorPoint(rows=4, cols=4, tile_m_folds=16)
+    assert tile_report_figures(tall_ws)[0] < tile_report_figures(tall_os)[0]
+
+
 @pytest.mark.parametrize(("graph", "tiles"), [
     # conv 8 -> 16 channels, 3x3 pad 1 on 8x8: im2col GEMM 64 x 72 x 16 on a 16x16x4 tile
     (_conv_graph(), math.ceil(64 / 16) * math.ceil(72 / 16) * math.ceil(16 / 4)),
@@ -122,12 +142,18 @@ def test_the_soc_config_names_a_loadable_description():
     assert npu.compile().units["to_act"].contract.operand("a").lanes == 1  # not square
     with pytest.raises(ConfigError, match="no object"):
         load_object("archsim.dsl.examples.uav_npu:DESIGNS.r8_c8", field="description")
+    ws = AcceleratorPoint(rows=4, cols=4, dataflow="ws")
+    assert ws.design_name.endswith("_ws")
+    loaded = load_object(f"archsim.dsl.examples.uav_npu:DESIGNS.{ws.design_name}",
+                         field="description")()
+    assert loaded.compile().units["gemm"].dataflow == "ws"
 
 
 @pytest.mark.parametrize(("kwargs", "field", "message"), [
     ({"rows": 3, "cols": 4}, "rows", "must be one of"),
     ({"rows": 4, "cols": 128}, "cols", "must be one of"),
-    ({"rows": 4, "cols": 4, "dataflow": "ws"}, "dataflow", "output-stationary"),
+    ({"rows": 4, "cols": 4, "dataflow": "is"}, "dataflow", "no input-stationary"),
+    ({"rows": 4, "cols": 4, "dataflow": "ws", "tile_k": 6}, "tile_k", "multiple of rows"),
     ({"rows": 4, "cols": 4, "act_kib": 0}, "act_kib", "positive int"),
     ({"rows": 4, "cols": 4, "acc_kib": 512}, "acc_kib", "at most 256 KiB"),
     ({"rows": 4, "cols": 4, "wgt_kib": 128}, "wgt_kib", "at most 64 KiB"),
@@ -152,27 +178,46 @@ def test_price_and_board_errors_name_the_field():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("rows", "cols"), [(2, 2), (4, 4), (4, 2)])
-def test_tile_model_cycles_equal_verilator_cycles(rows, cols):
-    """One GEMM tile on the RTL: C = A^T-tile @ W + C0 (numpy) and the CYCLES count equals
-    the model view's, for small arrays (one not square: a one-lane vector unit)."""
+@pytest.mark.parametrize(("rows", "cols", "dataflow"),
+                         [(2, 2, "os"), (4, 4, "os"), (4, 2, "os"), (2, 2, "ws"), (4, 4, "ws")])
+def test_tile_model_cycles_equal_verilator_cycles(rows, cols, dataflow):
+    """One GEMM tile on the RTL: C = A-tile @ W + C0 (numpy) and the CYCLES count equals
+    the model view's, for small arrays (one not square: a one-lane vector unit) of both
+    dataflows."""
     point = AcceleratorPoint(rows=rows, cols=cols, act_kib=1, wgt_kib=1, acc_kib=1,
-                             tile_m_folds=2, tile_k=8)
+                             tile_m_folds=2, tile_k=8, dataflow=dataflow)
     m, k, n = point.tile
     npu = point.description()
     compiled = npu.compile()
     program = uav_tile_program(npu, m=m, k=k, n=n)
     rng = np.random.default_rng(rows)
-    a = rng.integers(-128, 128, (k, m))  # stored transposed, k x m
+    a = rng.integers(-128, 128, (m, k))
     w = rng.integers(-128, 128, (k, n))
     c0 = rng.integers(-1000, 1000, (m, n))
-    words = {"act": a.ravel() & 0xFF, "wgt": w.ravel() & 0xFF,
+    # OS stores the activations transposed (k x m), WS row-major (m x k)
+    stored = a.T if dataflow == "os" else a
+    words = {"act": stored.ravel() & 0xFF, "wgt": w.ravel() & 0xFF,
              "acc": c0.ravel() & 0xFFFFFFFF}
     run = compiled.simulate(program, words, backend="verilator")
     got = run.buffers["acc"][:m * n].astype(np.int64)
     got = np.where(got >= 1 << 31, got - (1 << 32), got).reshape(m, n)
-    np.testing.assert_array_equal(got, a.T @ w + c0)
+    np.testing.assert_array_equal(got, a @ w + c0)
     assert run.cycles == compiled.model(program).cycles == tile_report_figures(point)[0]
+    if dataflow == "ws":
+        assert run.cycles - compiled.model(program).steps[0].unit_cycles \
+            == tile_report_figures(AcceleratorPoint(
+                rows=rows, cols=cols, act_kib=1, wgt_kib=1, acc_kib=1, tile_m_folds=2,
+                tile_k=8))[0] - _gemm_unit_cycles(rows, cols, m, k, n)  # same controller
+
+
+@pytest.mark.slow
+def test_synthesis_prices_the_ws_array():
+    """Yosys synthesizes the weight-stationary accelerator: more cells than nothing, and not
+    the OS design's count (its own controller, weight registers and output skew buffer)."""
+    os_area, ws_area = logic_area_mm2(2, 2), logic_area_mm2(2, 2, dataflow="ws")
+    assert ws_area > 0 and ws_area != os_area
+    price = price_point(AcceleratorPoint(rows=2, cols=2, dataflow="ws"), _fc_graph())
+    assert price.logic_area_mm2 == ws_area
 
 
 @pytest.mark.slow

@@ -21,22 +21,29 @@ from archsim.sim.studies.autopilot import (
 from archsim.sim.uav import compute_platform, evaluate_design, platform_load, uav_class
 from archsim.tests.study_runs import quick_run
 
-CSV = Path(__file__).resolve().parents[1] / "sim" / "autonomy" / "data" / "policy_results.csv"
+CSV = (Path(__file__).resolve().parents[1] / "sim" / "autonomy" / "data"
+       / "policy_results_airlearning.csv")
 
 
 def test_policy_table_reads_the_shipped_measurements() -> None:
     rows = [r for r in csv.DictReader(CSV.open()) if r["conv_layers"]]
     table = policy_table()
-    assert len(table) == len({r["policy"] for r in rows}) == 12
+    assert len(table) == len({r["policy"] for r in rows}) >= 3
     for r in rows:
         assert table[r["policy"]].success[r["density"]] == float(r["success_rate"])
+        spec = table[r["policy"]].spec
+        assert (spec.rows, spec.cols) == (32, 64)  # the Air-Learning-like image
+        assert spec.flops == float(r["flops"])
 
 
-def test_accelerator_load_by_hand() -> None:
-    spec = policy_table()["c3f16"].spec
-    price = price_point(AcceleratorPoint(rows=2, cols=2, act_kib=8, wgt_kib=8, acc_kib=8),
+@pytest.mark.parametrize("dataflow", ["os", "ws"])
+def test_accelerator_load_by_hand(dataflow: str) -> None:
+    name = min(policy_table(), key=lambda n: policy_table()[n].spec.flops)
+    spec = policy_table()[name].spec
+    price = price_point(AcceleratorPoint(rows=2, cols=2, act_kib=8, wgt_kib=8, acc_kib=8,
+                                         dataflow=dataflow),
                         nav_policy_graph(spec, dtype="int8"))
-    load = accelerator_load("c3f16", 2, 8, sensor_fps=30.0)
+    load = accelerator_load(name, 2, 8, sensor_fps=30.0, dataflow=dataflow)
     energy = price.dynamic_energy_j + price.leakage_energy_j + price.dram_energy_j
     period = max(price.latency_s, 1 / 30)
     assert load.latency_s == price.latency_s
@@ -50,6 +57,7 @@ def test_score_is_fractional_missions_or_zero_below_the_floor() -> None:
     for name, entry in table.items():
         out = evaluate_point({"uav": "micro", "environment": "dense", "policy": name,
                               "rows": 2, "buffer_kib": 8}, 0)
+        assert out["buildable"] == 1.0
         assert out["success_floor"] == pytest.approx(best_rate - SUCCESS_SLACK)
         if entry.success["dense"] < best_rate - SUCCESS_SLACK:
             assert out["score"] == 0.0
@@ -59,6 +67,14 @@ def test_score_is_fractional_missions_or_zero_below_the_floor() -> None:
                                 distance_m=MISSION_DISTANCE_M)
             assert out["score"] == pytest.approx(uav.battery_energy_j / r.mission_energy_j)
             assert out["missions"] == r.missions == int(out["score"])
+
+
+def test_a_tile_that_does_not_fit_its_buffers_is_unbuildable() -> None:
+    # 16x16 array, tile 256 x 16 x 16: 4096 int32 partial sums need 16 KiB, not 8
+    name = sorted(policy_table())[0]
+    out = evaluate_point({"uav": "micro", "environment": "low", "policy": name, "rows": 16,
+                          "buffer_kib": 8, "dataflow": "ws", "tile_m_folds": 16}, 0)
+    assert out["buildable"] == 0.0 and out["score"] == 0.0
 
 
 def test_best_baseline_is_the_brute_force_best_feasible_policy() -> None:

@@ -1,8 +1,10 @@
-"""The GEMM unit: an output-stationary systolic array fed from, and drained into, buffers.
+"""The GEMM unit: a systolic array (output- or weight-stationary) fed from, and drained into, buffers.
 
-:class:`GemmUnit` wraps an R x C output-stationary :class:`~archsim.hw.systolic.SystolicArray`
-in the unit contract of :mod:`archsim.hw.accel.interface` and computes ``C = A @ B`` (``+ D``
-with ``accumulate``) on int words in three (four) buffers:
+:class:`GemmUnit` wraps an R x C :class:`~archsim.hw.systolic.SystolicArray` of either
+dataflow in the unit contract of :mod:`archsim.hw.accel.interface` and computes ``C = A @ B``
+(``+ D`` with ``accumulate``) on int words in three (four) buffers. This section and the
+next describe ``dataflow="os"`` (the default); the weight-stationary unit differs in the
+layout of ``a``, the alignment rules and the schedule (section "Weight-stationary" below):
 
 ``a`` (read, ``input_width`` bits, ``rows`` lanes)
     The activations ``A[M, K]`` stored *transposed*, ``K x M`` row-major: element ``(m, k)``
@@ -43,6 +45,39 @@ arguments, one of read latency, ``R - 1`` for the last tile's drain after the ar
 visible from the next cycle). ``accumulate`` does not change the count: the rows of ``c_in``
 are read one cycle ahead of the drain, on their own port.
 
+Weight-stationary (``dataflow="ws"``)
+-------------------------------------
+The array holds an R x C tile of ``B`` (rows ``k0 .. k0 + R - 1``, columns ``n0 .. n0 + C -
+1``), preloaded in ``R`` cycles, while the ``M`` rows of ``A`` (restricted to the tile's ``R``
+values of ``K``) stream past it; each column's partial sums leave at the bottom. Layouts:
+
+``a``
+    ``A[M, K]`` *row-major* at ``a_addr``: one row access gives ``A[m, k0:k0 + rows]``.
+``b``, ``c``, ``c_in``
+    As for OS. ``c_in`` is also the port through which the partial sums of the earlier
+    ``K`` tiles are read back from ``c`` and added (the folds of one output tile share it),
+    so it must be bound to the buffer of ``c``; with ``accumulate`` the range of ``D`` must
+    be the range of ``C`` (``c_in_addr == c_addr``, in-place ``C += A @ B``) or disjoint
+    from it.
+
+Arguments: ``m`` at least 1 (any value), ``k`` a multiple of ``rows``, ``n`` of ``cols``;
+``a_addr`` a multiple of ``rows``, ``b_addr``, ``c_addr``, ``c_in_addr`` of ``cols``.
+
+Folds ``(kt, nt)``, ``kt`` inner: ``F = (K / R) * (N / C)``, each a period of ``P = 2R + C +
+M - 2`` cycles (:func:`~archsim.hw.models.systolic.fold_cycles`, SCALE-Sim's WS fold): the
+weight rows are read in cycles ``0 .. R - 1`` (the last row of the tile first), the rows of
+``A`` in cycles ``R .. R + M - 1``. Row ``m``'s partial sum leaves column ``j`` in cycle
+``2R + 1 + m + j`` of the period; a skew buffer delays column ``j`` by ``C - 1 - j`` cycles so
+that the whole row is written at once, in cycle ``2R + C + m``, after the row it adds to
+(``D`` or the earlier folds' partial sums) was read one cycle ahead on ``c_in``. The last
+write is in cycle ``P + 1`` of the last fold, so::
+
+    cycles = F * (2R + C + M - 2) + 3
+
+(one cycle to latch the arguments, ``F * P``, the two cycles of the last fold's drain past
+its period, one so that the last row is visible when ``done`` is high). The drains of
+consecutive folds never overlap (a drain spans ``M + 1`` cycles, ``P >= M + 1``).
+
 Energy per action
 -----------------
 ``"mac"``: one int8 multiply (0.2 pJ) and one 32-bit integer add (0.1 pJ), 45 nm, 0.9 V,
@@ -60,6 +95,7 @@ import numpy as np
 from amaranth.hdl import Cat, Module, Mux, Signal, Value
 
 from ..checks import check_int, check_positive, silence_unused
+from ..models.systolic import check_dataflow
 from ..systolic import SystolicArray
 from .interface import ARG_WIDTH, Operand, Unit, UnitContract
 
@@ -82,13 +118,15 @@ def _div_const(value: Value, divisor: int) -> Value:
 
 
 class GemmUnit(Unit):
-    """``C = A @ B`` (``+ D``) on an R x C output-stationary systolic array; see the module
-    docstring for the operands, arguments, layouts and cycle count.
+    """``C = A @ B`` (``+ D``) on an R x C systolic array; see the module docstring for the
+    operands, arguments, layouts and cycle count of each dataflow.
 
     Parameters
     ----------
     rows, cols : int
         Array size ``R`` x ``C`` (also the lanes of ``a`` and of ``b``/``c``/``c_in``).
+    dataflow : str
+        ``"os"`` (output-stationary, the default) or ``"ws"`` (weight-stationary).
     input_width : int
         Bits of the elements of ``a`` and ``b`` (two's complement).
     acc_width : int
@@ -99,7 +137,8 @@ class GemmUnit(Unit):
     Raises
     ------
     TypeError, ValueError
-        A parameter that is not a positive int (``addr_width``: not in 1..32).
+        A parameter that is not a positive int (``addr_width``: not in 1..32), or a
+        ``dataflow`` not in ``("os", "ws")``.
     """
 
     ENERGY_PER_ACTION_J: Mapping[str, float] = {
@@ -111,9 +150,10 @@ class GemmUnit(Unit):
                "0.1 pJ (for other widths the same figure is assumed)",
     }
 
-    def __init__(self, *, rows: int, cols: int, input_width: int = 8, acc_width: int = 32,
-                 addr_width: int = 16):
+    def __init__(self, *, rows: int, cols: int, dataflow: str = "os", input_width: int = 8,
+                 acc_width: int = 32, addr_width: int = 16):
         try:
+            self._dataflow = check_dataflow(dataflow)
             self._rows = check_positive("rows", rows)
             self._cols = check_positive("cols", cols)
             self._input_width = check_positive("input_width", input_width)
@@ -146,6 +186,11 @@ class GemmUnit(Unit):
         return self._cols
 
     @property
+    def dataflow(self) -> str:
+        """``"os"`` or ``"ws"``."""
+        return self._dataflow
+
+    @property
     def input_width(self) -> int:
         """Bits of the elements of ``a`` and ``b``."""
         return self._input_width
@@ -174,8 +219,11 @@ class GemmUnit(Unit):
         for name in ("m", "k", "n"):
             if a[name] < 1:
                 raise fail(name, "at least 1")
-        if a["m"] % rows:
-            raise fail("m", f"a multiple of rows ({rows})")
+        ws = self._dataflow == "ws"
+        # OS folds m over the rows; WS folds k over them (module docstring).
+        folded = "k" if ws else "m"
+        if a[folded] % rows:
+            raise fail(folded, f"a multiple of rows ({rows})")
         if a["n"] % cols:
             raise fail("n", f"a multiple of cols ({cols})")
         if a["accumulate"] not in (0, 1):
@@ -186,6 +234,12 @@ class GemmUnit(Unit):
         for name, lanes, what in aligned:
             if a[name] % lanes:
                 raise fail(name, f"a multiple of {what} ({lanes})")
+        if ws and a["accumulate"]:
+            c0, d0, size = a["c_addr"], a["c_in_addr"], a["m"] * a["n"]
+            if d0 != c0 and d0 < c0 + size and c0 < d0 + size:
+                raise fail("c_in_addr", f"c_addr ({c0}) or a range disjoint from c's "
+                                        f"{c0}..{c0 + size - 1} (the weight-stationary unit "
+                                        "reads partial sums back from c)")
         for name, (_, end) in self._footprint(a).items():
             lanes = self.contract.operand(name).lanes
             limit = lanes << self._addr_width
@@ -207,21 +261,38 @@ class GemmUnit(Unit):
         }
 
     def folds(self, args: Mapping[str, int]) -> int:
-        """Number of output tiles ``(m / rows) * (n / cols)``."""
+        """Number of folds: output tiles ``(m / rows) * (n / cols)`` (OS), weight tiles
+        ``(k / rows) * (n / cols)`` (WS)."""
         a = self._check(args)
-        return (a["m"] // self._rows) * (a["n"] // self._cols)
+        folded = a["k"] if self._dataflow == "ws" else a["m"]
+        return (folded // self._rows) * (a["n"] // self._cols)
 
     def cycles(self, args: Mapping[str, int]) -> int:
-        """``folds * (rows + cols + k - 2) + rows + 2`` (see the module docstring)."""
+        """``folds * (rows + cols + k - 2) + rows + 2`` (OS) or ``folds * (2 * rows + cols +
+        m - 2) + 3`` (WS); see the module docstring."""
         a = self._check(args)
         rows, cols = self._rows, self._cols
+        if self._dataflow == "ws":
+            return self.folds(a) * (2 * rows + cols + a["m"] - 2) + 3
         return self.folds(a) * (rows + cols + a["k"] - 2) + rows + 2
 
     def actions(self, args: Mapping[str, int]) -> dict[str, int]:
-        """``mac`` (``m * k * n``), and row accesses: ``read:a`` and ``read:b`` (``k`` per
-        fold), ``write:c`` (``rows`` per fold) and ``read:c_in`` (as many, if accumulating)."""
+        """``mac`` (``m * k * n``), and row accesses. OS: ``read:a`` and ``read:b`` (``k``
+        per fold), ``write:c`` (``rows`` per fold) and ``read:c_in`` (as many, if
+        accumulating). WS: ``read:b`` (``rows`` per fold), ``read:a`` and ``write:c`` (``m``
+        per fold), ``read:c_in`` (``m`` per fold but the first of each output tile, and ``m``
+        for those too if accumulating)."""
         a = self._check(args)
         folds = self.folds(a)
+        if self._dataflow == "ws":
+            tiles_n = a["n"] // self._cols
+            return {
+                "mac": a["m"] * a["k"] * a["n"],
+                "read:a": folds * a["m"],
+                "read:b": folds * self._rows,
+                "write:c": folds * a["m"],
+                "read:c_in": (folds - tiles_n + tiles_n * a["accumulate"]) * a["m"],
+            }
         return {
             "mac": a["m"] * a["k"] * a["n"],
             "read:a": folds * a["k"],
@@ -236,7 +307,8 @@ class GemmUnit(Unit):
         return self._footprint(self._check(args))
 
     def golden(self, buffers: Mapping[str, np.ndarray], args: Mapping[str, int]) -> None:
-        """``c = a.T @ b (+ c_in)`` on the raw words, wrapped to ``acc_width`` bits."""
+        """``c = A @ b (+ c_in)`` on the raw words, wrapped to ``acc_width`` bits; ``A`` is
+        ``a`` transposed (OS) or ``a`` as stored (WS)."""
         a = self._check(args)
         m, k, n = a["m"], a["k"], a["n"]
 
@@ -253,7 +325,8 @@ class GemmUnit(Unit):
             return words[start:start + size]
 
         iw, aw = self._input_width, self._acc_width
-        at = signed(window("a", a["a_addr"], k * m), iw).reshape(k, m)
+        words_a = signed(window("a", a["a_addr"], k * m), iw)
+        at = words_a.reshape(m, k).T if self._dataflow == "ws" else words_a.reshape(k, m)
         b = signed(window("b", a["b_addr"], k * n), iw).reshape(k, n)
         # int64 holds every partial sum when 2 * input_width + log2(k) stays below 63;
         # otherwise Python ints (the wrap at the end equals the adders' wrap at each step).
@@ -276,6 +349,8 @@ class GemmUnit(Unit):
     # --- the RTL -------------------------------------------------------------------------
 
     def elaborate(self, platform) -> Module:
+        if self._dataflow == "ws":
+            return self._elaborate_ws()
         m = Module()
         rows, cols = self._rows, self._cols
         iw, aw, ab = self._input_width, self._acc_width, self._addr_width
@@ -390,3 +465,137 @@ class GemmUnit(Unit):
         m.d.comb += [self.c.addr.eq(c_waddr), self.c.en.eq(array.c_valid),
                      self.c.data.eq(Cat(*lanes))]
         return m
+
+    def _elaborate_ws(self) -> Module:
+        """The weight-stationary schedule of the module docstring."""
+        m = Module()
+        rows, cols = self._rows, self._cols
+        iw, aw, ab = self._input_width, self._acc_width, self._addr_width
+        array = m.submodules.array = SystolicArray(
+            rows=rows, cols=cols, dataflow="ws", input_width=iw, acc_width=aw, signed=True)
+
+        def arg(name: str) -> Value:
+            return getattr(self, f"arg_{name}")
+
+        wide = max(ab, ARG_WIDTH) + 1
+
+        def reg(name: str, width: int = wide) -> Signal:
+            return Signal(width, name=name)
+
+        # The period counter reaches P - 1 = 2R + C + M - 3 (M < 2 ** 32).
+        t_width = ((1 << ARG_WIDTH) + 2 * rows + cols).bit_length()
+        t, last_t, m_q = reg("t", t_width), reg("last_t", t_width), reg("m_q", ARG_WIDTH)
+        kr_q, nc_q, rnc_q = reg("kr_q"), reg("nc_q"), reg("rnc_q")
+        acc_q = reg("acc_q", 1)
+        kt, nt = reg("kt"), reg("nt")
+        a_base, a_fold, a_ptr = reg("a_base"), reg("a_fold"), reg("a_ptr")
+        b_nbase, b_fold, b_ptr = reg("b_nbase"), reg("b_fold"), reg("b_ptr")
+        c_tile, d_tile = reg("c_tile"), reg("d_tile")
+        running, tail = reg("running", 1), reg("tail", 1)
+
+        done = Signal()
+        m.d.comb += [done.eq(running & tail & (t == 2)), self.done.eq(done),
+                     self.busy.eq(running)]
+
+        with m.If(~running):
+            with m.If(self.start):
+                nc = _div_const(arg("n"), cols)
+                b0 = _div_const(arg("b_addr"), cols) + (rows - 1) * nc
+                m.d.sync += [
+                    running.eq(1), tail.eq(0), t.eq(0),
+                    last_t.eq(arg("m") + (2 * rows + cols - 3)),
+                    m_q.eq(arg("m")),
+                    kr_q.eq(_div_const(arg("k"), rows)),
+                    nc_q.eq(nc), rnc_q.eq(nc * rows),
+                    acc_q.eq(arg("accumulate")[0]),
+                    kt.eq(0), nt.eq(0),
+                    a_base.eq(_div_const(arg("a_addr"), rows)),
+                    a_fold.eq(_div_const(arg("a_addr"), rows)),
+                    b_nbase.eq(b0), b_fold.eq(b0),
+                    c_tile.eq(_div_const(arg("c_addr"), cols)),
+                    d_tile.eq(_div_const(arg("c_in_addr"), cols)),
+                ]
+        with m.Else():
+            m.d.sync += t.eq(t + 1)
+            with m.If(done):
+                m.d.sync += running.eq(0)
+            with m.Elif(~tail & (t == last_t)):
+                m.d.sync += t.eq(0)
+                with m.If(kt == kr_q - 1):
+                    with m.If(nt == nc_q - 1):
+                        m.d.sync += tail.eq(1)
+                    m.d.sync += [kt.eq(0), nt.eq(nt + 1), a_fold.eq(a_base),
+                                 b_nbase.eq(b_nbase + 1), b_fold.eq(b_nbase + 1),
+                                 c_tile.eq(c_tile + 1), d_tile.eq(d_tile + 1)]
+                with m.Else():
+                    m.d.sync += [kt.eq(kt + 1), a_fold.eq(a_fold + 1),
+                                 b_fold.eq(b_fold + rnc_q)]
+
+        # Weights: rows k0 + R - 1 down to k0 in cycles 0..R-1 (the row fed last ends in
+        # array row 0); the array shifts them in one cycle later (synchronous reads).
+        feed = running & ~tail
+        issue_b = feed & (t < rows)
+        b_addr = Mux(t == 0, b_fold, b_ptr)
+        m.d.comb += [self.b.addr.eq(b_addr), self.b.en.eq(issue_b)]
+        with m.If(issue_b):
+            m.d.sync += b_ptr.eq(b_addr - nc_q)
+        # Activations: A[m, k0:k0 + R] for m = 0..M-1 in cycles R..R+M-1 (stride K / R rows).
+        issue_a = feed & (t >= rows) & (t < m_q + rows)
+        a_addr = Mux(t == rows, a_fold, a_ptr)
+        m.d.comb += [self.a.addr.eq(a_addr), self.a.en.eq(issue_a)]
+        with m.If(issue_a):
+            m.d.sync += a_ptr.eq(a_addr + kr_q)
+        w_load_d, valid_d = Signal(), Signal()
+        m.d.sync += [w_load_d.eq(issue_b), valid_d.eq(issue_a)]
+        m.d.comb += [array.w_load.eq(w_load_d), array.valid.eq(valid_d)]
+        for i in range(rows):
+            m.d.comb += array.a[i].eq(self.a.data.word_select(i, iw))
+        for j in range(cols):
+            m.d.comb += array.w[j].eq(self.b.data.word_select(j, iw))
+
+        # The fold's drain, latched when its first row of A is read: C's rows, and whether
+        # (and where) each adds an earlier value -- D for the first K tile if accumulating,
+        # the partial sums already in c for the others.
+        first_row = issue_a & (t == rows)
+        pend_c, pend_old, pend_use = reg("pend_c"), reg("pend_old"), reg("pend_use", 1)
+        with m.If(first_row):
+            m.d.sync += [pend_c.eq(c_tile), pend_old.eq(Mux(kt == 0, d_tile, c_tile)),
+                         pend_use.eq((kt != 0) | acc_q)]
+        # Row 0's old value is read R + C - 1 cycles after its A row (module docstring).
+        trigger = _chain(m, first_row, rows + cols - 1, "drain_token")
+        drain_on, drain_n = reg("drain_on", 1), reg("drain_n", ARG_WIDTH)
+        c_ptr, o_ptr, use_q = reg("c_ptr"), reg("o_ptr"), reg("use_q", 1)
+        row_on = trigger | drain_on
+        row_c = Mux(trigger, pend_c, c_ptr)
+        row_o = Mux(trigger, pend_old, o_ptr)
+        row_use = Mux(trigger, pend_use, use_q)
+        m.d.comb += [self.c_in.addr.eq(row_o), self.c_in.en.eq(row_on & row_use)]
+        wr_on, wr_addr, wr_use = reg("wr_on", 1), reg("wr_addr"), reg("wr_use", 1)
+        m.d.sync += wr_on.eq(row_on)
+        with m.If(row_on):
+            m.d.sync += [c_ptr.eq(row_c + nc_q), o_ptr.eq(row_o + nc_q), use_q.eq(row_use),
+                         wr_addr.eq(row_c), wr_use.eq(row_use)]
+        with m.If(trigger):
+            m.d.sync += [drain_on.eq(m_q > 1), drain_n.eq(1)]
+        with m.Elif(drain_on):
+            m.d.sync += drain_n.eq(drain_n + 1)
+            with m.If(drain_n == m_q - 1):
+                m.d.sync += drain_on.eq(0)
+        # Column j's partial sum leaves j cycles after column 0's: delay it C - 1 - j.
+        lanes = []
+        for j in range(cols):
+            psum = _chain(m, array.psum[j], cols - 1 - j, f"deskew_c{j}")
+            old = self.c_in.data.word_select(j, aw)
+            lanes.append(Mux(wr_use, psum + old, psum)[:aw])
+        m.d.comb += [self.c.addr.eq(wr_addr), self.c.en.eq(wr_on), self.c.data.eq(Cat(*lanes))]
+        return m
+
+
+def _chain(m: Module, value: Value, count: int, name: str) -> Value:
+    """``value`` delayed ``count`` cycles through registers (``value`` itself for 0)."""
+    out = value
+    for d in range(count):
+        r = Signal(value.shape(), name=f"{name}_d{d + 1}")
+        m.d.sync += r.eq(out)
+        out = r
+    return out

@@ -31,17 +31,28 @@ from ...fields import is_positive_int
 from ..nn.digits import ImageSet
 from ..nn.revnet import Conv2d, Layer, Linear, Mode, Net, ReLU, Sequential, train
 from .expert import Expert
-from .world import DENSITIES, Observation, WorldSpec, make_world, run_episode
+from .world import DENSITIES, Observation, SensorSpec, WorldSpec, make_world, run_episode
 
-__all__ = ["CONV_LAYERS", "FILTERS", "NavPolicySpec", "NavPolicyNet", "CNNPolicy",
+__all__ = ["CONV_LAYERS", "FILTERS", "AIRLEARNING_CONV_LAYERS", "AIRLEARNING_FILTERS",
+           "AIRLEARNING_IMAGE", "AIRLEARNING_STRIDED", "airlearning_specs", "airlearning_world", "NavPolicySpec", "NavPolicyNet", "CNNPolicy",
            "nav_policy_graph", "DAggerSettings", "DAggerReport", "train_dagger", "encode"]
 
-#: The family's depth and width ranges (after AutoPilot's varied conv layers and filters;
-#: scaled down to this CPU, assumed).
+#: The small family's depth and width ranges (after AutoPilot's varied conv layers and
+#: filters; scaled down to this CPU, assumed).
 CONV_LAYERS = (2, 3, 4, 5)
 FILTERS = (8, 16, 32)
-#: Convolutions with stride 2 (the rest stride 1).
+#: Convolutions with stride 2 in the small family (the rest stride 1).
 STRIDED_LAYERS = 3
+#: The Air-Learning-like family (:data:`AIRLEARNING_SPECS`): 32/48/64 filters, as AutoPilot's
+#: policies (paper notes section 4.2, a flagged recollection), on a 32x64 depth image with one
+#: strided convolution, so every later convolution runs at 16x32.
+AIRLEARNING_CONV_LAYERS = (3, 4, 5)
+AIRLEARNING_FILTERS = (32, 48, 64)
+AIRLEARNING_IMAGE = (32, 64)
+AIRLEARNING_STRIDED = 1
+#: Every depth and width a spec may have.
+_ALL_CONV_LAYERS = tuple(sorted(set(CONV_LAYERS) | set(AIRLEARNING_CONV_LAYERS)))
+_ALL_FILTERS = tuple(sorted(set(FILTERS) | set(AIRLEARNING_FILTERS)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,7 +64,7 @@ class NavPolicySpec:
     conv_layers : int
         3x3 convolutions, 2..5.
     filters : int
-        Channels of every convolution, one of 8, 16, 32.
+        Channels of every convolution, one of 8, 16, 32, 48, 64.
     hidden : int
         Units of the hidden fully connected layer (assumed 32).
     rows, cols : int
@@ -62,6 +73,9 @@ class NavPolicySpec:
         Length of the goal vector.
     num_actions : int
         Output logits.
+    strided_layers : int
+        Leading convolutions with stride 2 (the rest stride 1); every convolution when it
+        is at least ``conv_layers``.
     """
 
     conv_layers: int
@@ -71,14 +85,19 @@ class NavPolicySpec:
     cols: int = 32
     goal_features: int = 3
     num_actions: int = 5
+    strided_layers: int = STRIDED_LAYERS
 
     def __post_init__(self) -> None:
-        if self.conv_layers not in CONV_LAYERS:
+        if self.conv_layers not in _ALL_CONV_LAYERS:
             raise ConfigError(f"conv_layers {self.conv_layers!r} not in the family",
-                              field="conv_layers", allowed=list(CONV_LAYERS))
-        if self.filters not in FILTERS:
+                              field="conv_layers", allowed=list(_ALL_CONV_LAYERS))
+        if self.filters not in _ALL_FILTERS:
             raise ConfigError(f"filters {self.filters!r} not in the family", field="filters",
-                              allowed=list(FILTERS))
+                              allowed=list(_ALL_FILTERS))
+        s = self.strided_layers
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+            raise ConfigError(f"strided_layers must be an int >= 0, not {s!r}",
+                              field="strided_layers")
         for name in ("hidden", "rows", "cols", "goal_features", "num_actions"):
             v = getattr(self, name)
             if not is_positive_int(v):
@@ -89,12 +108,16 @@ class NavPolicySpec:
 
     @property
     def name(self) -> str:
-        """Short label, e.g. ``c3f16``."""
-        return f"c{self.conv_layers}f{self.filters}"
+        """Short label, e.g. ``c3f16`` (the small family), ``c4f48-32x64s1`` (another image
+        size or stride count)."""
+        base = f"c{self.conv_layers}f{self.filters}"
+        if (self.rows, self.cols, self.strided_layers) == (16, 32, STRIDED_LAYERS):
+            return base
+        return f"{base}-{self.rows}x{self.cols}s{self.strided_layers}"
 
     def strides(self) -> tuple[int, ...]:
         """Stride of each convolution."""
-        return tuple(2 if i < STRIDED_LAYERS else 1 for i in range(self.conv_layers))
+        return tuple(2 if i < self.strided_layers else 1 for i in range(self.conv_layers))
 
     def feature_shape(self) -> tuple[int, int, int]:
         """``(channels, h, w)`` after the last convolution (``ceil`` halving per stride 2)."""
@@ -112,6 +135,22 @@ class NavPolicySpec:
     def parameters(self) -> int:
         """Trainable scalars (the workload graph's weight count)."""
         return nav_policy_graph(self).parameter_count
+
+
+def airlearning_specs() -> tuple[NavPolicySpec, ...]:
+    """The Air-Learning-like family: ``AIRLEARNING_CONV_LAYERS x AIRLEARNING_FILTERS`` on the
+    ``AIRLEARNING_IMAGE`` depth image with ``AIRLEARNING_STRIDED`` strided convolution."""
+    rows, cols = AIRLEARNING_IMAGE
+    return tuple(NavPolicySpec(conv_layers=c, filters=f, rows=rows, cols=cols,
+                               strided_layers=AIRLEARNING_STRIDED)
+                 for c in AIRLEARNING_CONV_LAYERS for f in AIRLEARNING_FILTERS)
+
+
+def airlearning_world() -> WorldSpec:
+    """The world of the Air-Learning-like family: the default corridor seen by a
+    ``AIRLEARNING_IMAGE`` camera (same fields of view and range)."""
+    rows, cols = AIRLEARNING_IMAGE
+    return WorldSpec(sensor=SensorSpec(rows=rows, cols=cols))
 
 
 def nav_policy_graph(spec: NavPolicySpec, *, batch: int = 1, dtype: str = "fp32",

@@ -3,7 +3,7 @@
 AutoPilot (Krishnan et al., arXiv 2102.02988) co-designs a UAV's CNN navigation policy with
 a systolic-array accelerator. Here a point of the accelerator space is an
 :class:`AcceleratorPoint` (array ``rows x cols``, activation/weight/accumulator buffer sizes,
-clock, dataflow); :meth:`AcceleratorPoint.description` is the DSL description
+clock, dataflow: output- or weight-stationary); :meth:`AcceleratorPoint.description` is the DSL description
 (:func:`archsim.dsl.examples.uav_npu.uav_npu`) and :func:`price_point` prices it on a
 workload graph:
 
@@ -24,7 +24,8 @@ energy and power
     (off-chip). ``average_power_w`` is the chip's energy over the latency.
 area
     The units' and controller's cells from Yosys synthesis on NanGate45
-    (:func:`archsim.compilers.accel.area.accelerator_area`), cached per ``(rows, cols)``:
+    (:func:`archsim.compilers.accel.area.accelerator_area`), cached per ``(rows, cols,
+    dataflow)``:
     the logic is synthesized once per array shape with the widest buffer addresses the space
     allows (16 bits), so buffer sizes change only the memory macros, priced from the point's
     buffers.
@@ -43,6 +44,7 @@ from functools import lru_cache
 from ...compilers.accel.area import accelerator_area
 from ...compilers.graph import WorkloadGraph
 from ...dsl.accel import Accelerator
+from ...dsl.examples.uav_npu import DATAFLOWS as UAV_DATAFLOWS
 from ...dsl.examples.uav_npu import (
     MAIN_VOLTAGE_V,
     design_name,
@@ -61,8 +63,8 @@ __all__ = ["AcceleratorPoint", "AcceleratorPrice", "BoardOverhead", "BoardPrice"
            "DATAFLOWS", "ARRAY_SIZES", "MAX_BUFFER_WORDS", "price_point", "logic_area_mm2",
            "tile_report_figures", "uav_soc_config", "ASSUMPTIONS"]
 
-#: Dataflows a point may have: the library GEMM unit is output-stationary only.
-DATAFLOWS: tuple[str, ...] = ("os",)
+#: Dataflows a point may have: the library GEMM unit's (output- and weight-stationary).
+DATAFLOWS: tuple[str, ...] = UAV_DATAFLOWS
 #: Array rows and columns allowed: powers of two (they are the buffers' bank counts).
 ARRAY_SIZES: tuple[int, ...] = (2, 4, 8, 16, 32, 64)
 #: The most elements a buffer may hold: 16-bit element addresses (the width the logic is
@@ -107,7 +109,7 @@ class AcceleratorPoint:
     Attributes
     ----------
     rows, cols : int
-        The output-stationary GEMM array (:data:`ARRAY_SIZES`).
+        The GEMM array (:data:`ARRAY_SIZES`).
     act_kib, wgt_kib, acc_kib : int
         Buffer sizes in KiB: int8 activations and weights, int32 accumulators (each at most
         :data:`MAX_BUFFER_WORDS` elements).
@@ -115,10 +117,11 @@ class AcceleratorPoint:
         The accelerator's clock, a whole number of hertz in 1 MHz .. 2 GHz, assumed
         reachable (not timing-checked).
     dataflow : str
-        :data:`DATAFLOWS` (only ``"os"``: no weight- or input-stationary unit exists).
+        :data:`DATAFLOWS`: ``"os"`` (output-stationary) or ``"ws"`` (weight-stationary).
     tile_m_folds, tile_k : int
         The tile program's GEMM tile is ``(tile_m_folds * rows, tile_k, cols)``; defaults
-        4 and 16 are assumed.
+        4 and 16 are assumed. The weight-stationary array folds ``k`` over its rows, so
+        there ``tile_k`` must be a multiple of ``rows``.
     """
 
     rows: int
@@ -149,11 +152,13 @@ class AcceleratorPoint:
         if self.dataflow not in DATAFLOWS:
             raise ConfigError(
                 f"dataflow {self.dataflow!r} cannot be described: the library GEMM unit "
-                "(archsim.hw.accel.gemm) is output-stationary and no weight- or "
-                "input-stationary unit exists; only 'os' is accepted",
-                field="dataflow", allowed=list(DATAFLOWS))
+                "(archsim.hw.accel.gemm) is output- or weight-stationary ('os', 'ws'); no "
+                "input-stationary unit exists", field="dataflow", allowed=list(DATAFLOWS))
         _positive_int("tile_m_folds", self.tile_m_folds)
         _positive_int("tile_k", self.tile_k)
+        if self.dataflow == "ws" and self.tile_k % self.rows:
+            raise ConfigError(f"tile_k must be a multiple of rows ({self.rows}) for the "
+                              f"weight-stationary array, not {self.tile_k}", field="tile_k")
         m, k, n = self.tile
         for name, words, need in (("act_kib", self.act_words, m * k),
                                   ("wgt_kib", self.wgt_words, k * n),
@@ -184,21 +189,23 @@ class AcceleratorPoint:
 
     @property
     def label(self) -> str:
-        """A short name: ``8x8-a16w16c16``."""
-        return f"{self.rows}x{self.cols}-a{self.act_kib}w{self.wgt_kib}c{self.acc_kib}"
+        """A short name: ``8x8-a16w16c16`` (a weight-stationary point ends in ``-ws``)."""
+        base = f"{self.rows}x{self.cols}-a{self.act_kib}w{self.wgt_kib}c{self.acc_kib}"
+        return base + ("-ws" if self.dataflow == "ws" else "")
 
     @property
     def design_name(self) -> str:
         """This point's name in :data:`archsim.dsl.examples.uav_npu.DESIGNS`."""
         return design_name(rows=self.rows, cols=self.cols, act_words=self.act_words,
                            wgt_words=self.wgt_words, acc_words=self.acc_words,
-                           clock_hz=self.clock_hz)
+                           clock_hz=self.clock_hz, dataflow=self.dataflow)
 
     def description(self) -> Accelerator:
         """The DSL description of this point (:func:`archsim.dsl.examples.uav_npu.uav_npu`)."""
         return uav_npu(rows=self.rows, cols=self.cols, act_words=self.act_words,
                        wgt_words=self.wgt_words, acc_words=self.acc_words,
-                       clock_hz=float(self.clock_hz), name="uav_npu")
+                       clock_hz=float(self.clock_hz), name="uav_npu",
+                       dataflow=self.dataflow)
 
 
 @dataclass(frozen=True)
@@ -308,7 +315,8 @@ class AcceleratorPrice:
     def row(self) -> dict[str, object]:
         """A flat table row."""
         p = self.point
-        return {"point": p.label, "rows": p.rows, "cols": p.cols, "act_kib": p.act_kib,
+        return {"point": p.label, "rows": p.rows, "cols": p.cols, "dataflow": p.dataflow,
+                "act_kib": p.act_kib,
                 "wgt_kib": p.wgt_kib, "acc_kib": p.acc_kib, "clock_hz": self.clock_hz,
                 "node": self.node, "tile": "x".join(map(str, self.tile)),
                 "tile_cycles": self.tile_cycles, "compute_cycles": self.compute_cycles,
@@ -370,15 +378,21 @@ def uav_soc_config(point: AcceleratorPoint) -> SoCConfig:
 
 
 @lru_cache(maxsize=32)
-def logic_area_mm2(rows: int, cols: int, *, node: str = "nangate45") -> float:
+def logic_area_mm2(rows: int, cols: int, *, node: str = "nangate45",
+                   dataflow: str = "os") -> float:
     """Synthesized cell area of the ``rows x cols`` accelerator's units and controller, with
     :data:`MAX_BUFFER_WORDS`-element buffers (16-bit addresses) whatever the point's buffer
-    sizes: one synthesis per array shape (also cached on disk by :mod:`archsim.hw.synth`)."""
+    sizes: one synthesis per array shape and dataflow (also cached on disk by
+    :mod:`archsim.hw.synth`)."""
     _pow2_choice("rows", rows)
     _pow2_choice("cols", cols)
+    if dataflow not in DATAFLOWS:
+        raise ConfigError(f"dataflow must be one of {list(DATAFLOWS)}, not {dataflow!r}",
+                          field="dataflow", allowed=list(DATAFLOWS))
+    suffix = "_ws" if dataflow == "ws" else ""
     canon = uav_npu(rows=rows, cols=cols, act_words=MAX_BUFFER_WORDS,
                     wgt_words=MAX_BUFFER_WORDS, acc_words=MAX_BUFFER_WORDS,
-                    name=f"uav_npu_{rows}x{cols}")
+                    name=f"uav_npu_{rows}x{cols}{suffix}", dataflow=dataflow)
     report = accelerator_area(canon.compile(), node=node)
     return math.fsum(report.logic_mm2.values())
 
@@ -447,7 +461,8 @@ def price_point(point: AcceleratorPoint, graph: WorkloadGraph, *, node: str = "n
     latency_s = result.latency_s
     dynamic_j = result.energy.accelerators_j[acc.label]
     leakage_j = _leakage_power_w(point) * latency_s
-    logic = logic_area_mm2(point.rows, point.cols, node=node) if synthesize else 0.0
+    logic = (logic_area_mm2(point.rows, point.cols, node=node, dataflow=point.dataflow)
+             if synthesize else 0.0)
     power_w = (dynamic_j + leakage_j) / latency_s
     return AcceleratorPrice(
         point=point, workload=graph.name, node=node, clock_hz=float(point.clock_hz),
