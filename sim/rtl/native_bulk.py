@@ -49,8 +49,8 @@ from .native import (
     run_harness,
 )
 
-__all__ = ["BulkRun", "run_bulk", "bulk_wrapper", "WrappedPorts", "wrap_ports", "element_bytes",
-           "BULK_FLAGS"]
+__all__ = ["BulkRun", "run_bulk", "bulk_wrapper", "WrappedPorts", "wrap_ports", "build_wrapped",
+           "element_bytes", "BULK_FLAGS"]
 
 #: Verilator options of a bulk build: those of the run-to-done harness (no VPI, no public
 #: signals, -O3 for Verilator and for the C++; measured in :data:`~.native.NATIVE_FLAGS`).
@@ -204,10 +204,6 @@ def _header(model: str, inputs: Sequence[Port], outputs: Sequence[Port], *, has_
     return "\n".join(lines)
 
 
-def _template() -> str:
-    return resources.files(__package__).joinpath(_TEMPLATE).read_text()
-
-
 # --- building ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -250,15 +246,28 @@ def wrap_ports(verilog: str, toplevel: str, ports: Mapping[str, Port]) -> Wrappe
 
 def _ensure_build(verilog: str, toplevel: str, wrapper: tuple[str, str], header: str
                   ) -> tuple[Path, float, bool]:
-    template = _template()
-    options = {"toplevel": toplevel, "flags": list(native_flags()), "harness": "bulk"}
+    return build_wrapped(verilog, toplevel, wrapper, header, harness="bulk",
+                         template_name=_TEMPLATE, executable=_EXECUTABLE)
+
+
+def build_wrapped(verilog: str, toplevel: str, wrapper: tuple[str, str], header: str, *,
+                  harness: str, template_name: str, executable: str
+                  ) -> tuple[Path, float, bool]:
+    """Build (or find in the cache) the bulk wrapper of ``toplevel`` with the C++ main
+    ``template_name`` shipped in this package; ``(executable path, build s, cached)``.
+
+    The cache key covers the Verilog, the native flags, the wrapper, the generated header,
+    the main and the Verilator version, so each main (``harness``) has its own entries.
+    """
+    template = resources.files(__package__).joinpath(template_name).read_text()
+    options = {"toplevel": toplevel, "flags": list(native_flags()), "harness": harness}
     key = content_hash(verilog, json.dumps(options, sort_keys=True), wrapper[1], header,
                        template, _verilator_version())
-    sources = HarnessSources(template_name=_TEMPLATE, template=template, header_name=_HEADER,
-                             header=header, prefix=_PREFIX, executable=_EXECUTABLE,
-                             wrapper=wrapper)
+    sources = HarnessSources(template_name=template_name, template=template,
+                             header_name=_HEADER, header=header, prefix=_PREFIX,
+                             executable=executable, wrapper=wrapper)
     return build_harness(verilog=verilog, toplevel=toplevel, sources=sources,
-                         harness="bulk", key=key)
+                         harness=harness, key=key)
 
 
 # --- the job and the result -------------------------------------------------------------------

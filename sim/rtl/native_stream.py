@@ -22,25 +22,20 @@ own (the main differs, so does the key).
 
 from __future__ import annotations
 
-import json
 import subprocess
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
-from ...cache import content_hash
 from ...errors import ArchsimError, ConfigError, SimulationError
 from ._ports import Port, Stimulus
-from ._toolchain import verilator_version as _verilator_version
-from .native import HarnessSources, build_harness, native_flags
-from .native_bulk import _HEADER, _PREFIX, _column, _read_column, wrap_ports
+from .native_bulk import _column, _read_column, build_wrapped, wrap_ports
 from .native_bulk import element_bytes as _element_bytes
 
 if TYPE_CHECKING:
@@ -128,15 +123,8 @@ class StreamRun:
 
 def _ensure_build(verilog: str, toplevel: str, wrapper: tuple[str, str], header: str
                   ) -> tuple[Path, float, bool]:
-    template = resources.files(__package__).joinpath(_TEMPLATE).read_text()
-    options = {"toplevel": toplevel, "flags": list(native_flags()), "harness": "stream"}
-    key = content_hash(verilog, json.dumps(options, sort_keys=True), wrapper[1], header,
-                       template, _verilator_version())
-    sources = HarnessSources(template_name=_TEMPLATE, template=template, header_name=_HEADER,
-                             header=header, prefix=_PREFIX, executable=_EXECUTABLE,
-                             wrapper=wrapper)
-    return build_harness(verilog=verilog, toplevel=toplevel, sources=sources,
-                         harness="stream", key=key)
+    return build_wrapped(verilog, toplevel, wrapper, header, harness="stream",
+                         template_name=_TEMPLATE, executable=_EXECUTABLE)
 
 
 def _words(*values: int) -> bytes:
