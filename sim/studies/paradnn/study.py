@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -234,6 +234,9 @@ def _rnn_batch_plot(by_batch: Sequence[Mapping[str, Any]], names: Sequence[str],
     return save_figure(fig, path)
 
 
+#: The TPU platforms of :data:`PLATFORMS` (by name).
+_TPUS = frozenset({"tpu-v2", "tpu-v3"})
+
 def _large_cnn_or_fc(row: Mapping[str, Any]) -> bool:
     """The finding's "large-batch CNN / large FC model": CNN batch >= 512, FC nodes and
     batch >= 2048 (assumed thresholds)."""
@@ -242,7 +245,7 @@ def _large_cnn_or_fc(row: Mapping[str, Any]) -> bool:
 
 
 def _share(rows: Sequence[Mapping[str, Any]], pred: Callable[[Mapping[str, Any]], bool],
-           key: str, names: set[str]
+           key: str, names: Set[str]
            ) -> tuple[float, int]:
     sel = [r for r in rows if pred(r)]
     if not sel:
@@ -335,8 +338,7 @@ def _kernel_section(res: StudyResult, points: Sequence[ModelPoint],
          **{f"source_{k}": v for k, v in kp.sources.items()}} for kp in kplats]
     km = ("kernel model: training step, time = sum over kernels of max(padded FLOPs / "
           "peak, bytes / BW) + overhead, TPU per core at batch/8, capacity enforced")
-    tpus = {"tpu-v2", "tpu-v3"}
-    share, n = _share(rows, _large_cnn_or_fc, "winner_kernel", tpus)
+    share, n = _share(rows, _large_cnn_or_fc, "winner_kernel", _TPUS)
     res.comparisons.append(Comparison(
         metric="kernel model: share of large-batch CNN / large FC models won by a TPU",
         published="TPU is best for large-batch CNNs and large FC models", ours=share,
@@ -353,9 +355,9 @@ def _kernel_section(res: StudyResult, points: Sequence[ModelPoint],
     n = len(rnn64)
     tpu_be, gpu_be = _break_even(rnn64, kplats)
     by = {kp.name: kp for kp in kplats}
-    no_floor = [replace(kp, min_rows=kp.row_multiple) if kp.name in tpus else kp
+    no_floor = [replace(kp, min_rows=kp.row_multiple) if kp.name in _TPUS else kp
                 for kp in kplats]
-    cached = [replace(kp, recurrent_weights_cached=True) if kp.name in tpus else kp
+    cached = [replace(kp, recurrent_weights_cached=True) if kp.name in _TPUS else kp
               for kp in kplats]
     gpu10 = [replace(kp, kernel_overhead_s=10e-6) if kp.name == "v100" else kp
              for kp in kplats]
@@ -505,9 +507,8 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult:
         for pl in PLATFORMS]
 
     roof = "idealized roofline min(peak, AI x BW) of the forward pass, unfused operator traffic"
-    tpus = {"tpu-v2", "tpu-v3"}
     # (1) TPU best for large-batch CNNs and large FC models.
-    share, n = _share(rows, _large_cnn_or_fc, "winner_attainable", tpus)
+    share, n = _share(rows, _large_cnn_or_fc, "winner_attainable", _TPUS)
     res.comparisons.append(Comparison(
         metric="share of large-batch CNN / large FC models where a TPU attains the most FLOP/s",
         published="TPU is best for large-batch CNNs and large FC models", ours=share,
