@@ -38,6 +38,7 @@ from threadpoolctl import threadpool_limits
 
 from ..compilers.graph.ir import Operator, TensorSpec, WorkloadGraph
 from ..errors import ConfigError
+from .nn.conv import conv_windows
 
 __all__ = ["ExecutionResult", "OpEvent", "GraphRun", "MAX_GRAPH_BYTES", "supported_kinds",
            "execute_graph", "evaluate_graph", "make_inputs", "graph_width",
@@ -151,15 +152,6 @@ def _pad_hw(x: Array, pads: tuple[int, int, int, int], value: float) -> Array:
     return np.pad(x, ((0, 0), (0, 0), (t, b), (l_, r)), constant_values=value)
 
 
-def _windows(x: Array, *, kh: int, kw: int, stride: int, dilation: int, oh: int,
-             ow: int) -> Array:
-    """``(n, c, oh, ow, kh, kw)`` strided view of the windows of a padded NCHW ``x``."""
-    eff_h, eff_w = dilation * (kh - 1) + 1, dilation * (kw - 1) + 1
-    v = sliding_window_view(x, (eff_h, eff_w), axis=(2, 3))
-    v = v[:, :, ::stride, ::stride, ::dilation, ::dilation]
-    return v[:, :, :oh, :ow]
-
-
 def _fit_pads(h: int, w: int, pads: tuple[int, int, int, int], *, kh: int, kw: int,
               stride: int, dilation: int, oh: int, ow: int) -> tuple[int, int, int, int]:
     """Pads extended at the bottom/right so ``oh x ow`` windows fit (ceil-mode pooling)."""
@@ -177,7 +169,7 @@ def _conv2d(op: Operator, xs: list[Array]) -> list[Array]:
     o = wt.shape[0]
     pads = _fit_pads(h, w, tuple(a["padding"]), kh=kh, kw=kw, stride=s, dilation=dil,
                      oh=oh, ow=ow)
-    win = _windows(_pad_hw(x, pads, 0.0), kh=kh, kw=kw, stride=s, dilation=dil, oh=oh, ow=ow)
+    win = conv_windows(_pad_hw(x, pads, 0.0), kh=kh, kw=kw, stride=s, dilation=dil, oh=oh, ow=ow)
     cg, og = c // groups, o // groups
     parts = []
     for g in range(groups):
@@ -203,7 +195,7 @@ def _pool(op: Operator, xs: list[Array]) -> list[Array]:
     pads = _fit_pads(h, w, tuple(a["padding"]), kh=kh, kw=kw, stride=s, dilation=1,
                      oh=oh, ow=ow)
     fill = -np.inf if mode == "max" else 0.0
-    win = _windows(_pad_hw(x, pads, fill), kh=kh, kw=kw, stride=s, dilation=1, oh=oh, ow=ow)
+    win = conv_windows(_pad_hw(x, pads, fill), kh=kh, kw=kw, stride=s, dilation=1, oh=oh, ow=ow)
     # Average pooling counts padded zeros (PyTorch's count_include_pad=True).
     y = win.max(axis=(4, 5)) if mode == "max" else win.mean(axis=(4, 5))
     return [np.ascontiguousarray(y)]

@@ -20,10 +20,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from ...errors import ConfigError
 from ...hw.checks import check_int, check_positive
+from .conv import col2im, im2col
 from .digits import ImageSet
 from .revnet import softmax_cross_entropy
 
@@ -145,7 +145,7 @@ class LeNet:
             return x, caches
         x = images
         for ly in self.layers[:2]:
-            cols = _im2col(x, ly.kernel)  # (N, H', W', cin k k)
+            cols = im2col(x, k=ly.kernel)  # (N, H', W', cin k k)
             y = cols @ ly.weight + ly.bias  # (N, H', W', cout), no ReLU (Caffe's LeNet)
             pooled, arg = _maxpool2(y)
             caches.append((cols, x.shape, arg, y.shape))
@@ -188,7 +188,7 @@ class LeNet:
                             dy.sum((0, 1, 2)))
                 if i > stop:
                     dcols = dy @ ly.weight.T
-                    d = _col2im(dcols, x_shape, ly.kernel)  # type: ignore[arg-type]
+                    d = col2im(dcols, x_shape, k=ly.kernel)  # type: ignore[arg-type]
                     d = d.transpose(0, 2, 3, 1)  # (N, H, W, C) for the pool below
         return grads
 
@@ -230,25 +230,6 @@ def lenet_300_100(*, seed: int = 0) -> LeNet:
 def lenet_5(*, seed: int = 0) -> LeNet:
     """LeNet-5 (Caffe's variant), He-initialized with ``seed``."""
     return LeNet.build("lenet-5", seed=seed)
-
-
-def _im2col(x: Array, k: int) -> Array:
-    """``(N, C, H, W)`` -> ``(N, H-k+1, W-k+1, C*k*k)`` patches (valid convolution)."""
-    win = sliding_window_view(x, (k, k), axis=(2, 3))  # (N, C, H', W', k, k)
-    n, c, h, w = win.shape[:4]
-    return np.ascontiguousarray(win.transpose(0, 2, 3, 1, 4, 5)).reshape(n, h, w, c * k * k)
-
-
-def _col2im(dcols: Array, x_shape: tuple[int, int, int, int], k: int) -> Array:
-    """The adjoint of :func:`_im2col`: patch gradients summed back into ``(N, C, H, W)``."""
-    n, c, h, w = x_shape
-    ho, wo = h - k + 1, w - k + 1
-    d6 = dcols.reshape(n, ho, wo, c, k, k)
-    dx = np.zeros((n, c, h, w), dcols.dtype)
-    for i in range(k):
-        for j in range(k):
-            dx[:, :, i : i + ho, j : j + wo] += d6[:, :, :, :, i, j].transpose(0, 3, 1, 2)
-    return dx
 
 
 def _maxpool2(y: Array) -> tuple[Array, Array]:

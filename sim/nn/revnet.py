@@ -45,10 +45,10 @@ from dataclasses import dataclass, field
 
 import ml_dtypes
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from ...errors import ConfigError
 from ...hw.checks import check_int, check_positive
+from .conv import col2im, im2col
 from .digits import ImageSet
 
 __all__ = ["Mode", "Layer", "Conv2d", "BatchNorm", "ReLU", "GlobalAvgPool", "Linear",
@@ -149,12 +149,9 @@ class Conv2d(Layer):
 
     def _cols(self, x: Array) -> tuple[Array, tuple[int, int, int]]:
         p = self.k // 2
-        xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
-        win = sliding_window_view(xp, (self.k, self.k), axis=(2, 3))
-        win = win[:, :, :: self.stride, :: self.stride]  # (N, C, Ho, Wo, k, k)
-        n, c, ho, wo = win.shape[:4]
-        cols = win.transpose(0, 2, 3, 1, 4, 5).reshape(n * ho * wo, c * self.k * self.k)
-        return cols, (n, ho, wo)
+        cols = im2col(np.pad(x, ((0, 0), (0, 0), (p, p), (p, p))), k=self.k, stride=self.stride)
+        n, ho, wo = cols.shape[:3]
+        return cols.reshape(n * ho * wo, -1), (n, ho, wo)
 
     def forward(self, x: Array, mode: Mode) -> tuple[Array, Cache]:
         w = mode.r(self.params["w"])
@@ -170,13 +167,10 @@ class Conv2d(Layer):
         cols, (n, ho, wo) = self._cols(x)
         dy2 = dy.transpose(0, 2, 3, 1).reshape(-1, cout)
         self.grads["w"] += (dy2.T @ cols).reshape(w.shape)
-        dcols = (dy2 @ w.reshape(cout, -1)).reshape(n, ho, wo, cin, k, k)
+        dcols = dy2 @ w.reshape(cout, -1)
         p = k // 2
-        dxp = np.zeros((n, cin, x.shape[2] + 2 * p, x.shape[3] + 2 * p), dy.dtype)
-        for i in range(k):  # col2im: each kernel tap scatters back to its input pixels
-            for j in range(k):
-                dxp[:, :, i : i + s * (ho - 1) + 1 : s, j : j + s * (wo - 1) + 1 : s] += (
-                    dcols[..., i, j].transpose(0, 3, 1, 2))
+        dxp = col2im(dcols, (n, cin, x.shape[2] + 2 * p, x.shape[3] + 2 * p), k=k, stride=s,
+                     dtype=dy.dtype)
         return dxp[:, :, p : p + x.shape[2], p : p + x.shape[3]]
 
 
