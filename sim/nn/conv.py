@@ -45,7 +45,7 @@ def im2col(x: Array, *, k: int, stride: int = 1) -> Array:
 
 
 def col2im(dcols: Array, x_shape: tuple[int, int, int, int], *, k: int, stride: int = 1,
-           dtype: DTypeLike = None) -> Array:
+           dtype: DTypeLike | None = None) -> Array:
     """The adjoint of :func:`im2col`: patch gradients summed back into ``x_shape``.
 
     Parameters
