@@ -16,6 +16,10 @@ never tuned to make a status pass. Unless a study gives a per-comparison reason,
 from __future__ import annotations
 
 import math
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -37,6 +41,7 @@ __all__ = [
     "StudyResult",
     "StudyRunner",
     "COMPARISON_COLUMNS",
+    "full_run_main",
 ]
 
 #: The default relative tolerance around a published value or range: headline figures are
@@ -363,3 +368,33 @@ class StudyRunner(Protocol):
     """What an ``archsim.studies`` entry point is: ``run(*, out_dir, seed, quick)``."""
 
     def __call__(self, *, out_dir: Path, seed: int = 0, quick: bool = False) -> StudyResult: ...
+
+
+def full_run_main(argv: list[str] | None, *, runner: StudyRunner, usage: str, command: str,
+                  filename: str, record: Callable[[StudyResult], Mapping[str, object]]) -> int:
+    """A study's ``make_full_run`` command: run full mode and keep what the quick mode reads.
+
+    Runs ``runner`` in full mode into the one directory named by ``argv`` (``sys.argv[1:]``
+    when None) and writes ``record(result)`` there as ``filename``, with the command, the
+    run's wall and CPU seconds and the load average at its end (the measurements are only
+    read next to the load they were made under). The file is then copied by hand into the
+    study's ``data/``.
+
+    Returns
+    -------
+    int
+        The exit status: 0, or 2 (``usage`` printed) without exactly one argument.
+    """
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print(usage)
+        return 2
+    out = Path(args[0])
+    t0, c0 = time.perf_counter(), time.process_time()
+    res = runner(out_dir=out, quick=False)
+    write_json(out / filename, {
+        "command": command, "wall_s": time.perf_counter() - t0,
+        "cpu_s": time.process_time() - c0, "loadavg_end": list(os.getloadavg()),
+        **record(res)})
+    res.print()
+    return 0
