@@ -89,7 +89,7 @@ is assumed (not rescaled). The port accesses (``read:a``, ``read:b``, ``read:c_i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from amaranth.hdl import Cat, Module, Mux, Signal, Value
@@ -348,23 +348,31 @@ class GemmUnit(Unit):
 
     # --- the RTL -------------------------------------------------------------------------
 
-    def elaborate(self, platform) -> Module:
-        if self._dataflow == "ws":
-            return self._elaborate_ws()
+    def _begin(self, dataflow: str) -> tuple[Module, SystolicArray, Callable[[str], Value],
+                                            Callable[..., Signal]]:
+        """The module, its array, and the argument and register helpers both schedules use."""
         m = Module()
-        rows, cols = self._rows, self._cols
-        iw, aw, ab = self._input_width, self._acc_width, self._addr_width
         array = m.submodules.array = SystolicArray(
-            rows=rows, cols=cols, dataflow="os", input_width=iw, acc_width=aw, signed=True)
+            rows=self._rows, cols=self._cols, dataflow=dataflow,
+            input_width=self._input_width, acc_width=self._acc_width, signed=True)
 
         def arg(name: str) -> Value:
             return getattr(self, f"arg_{name}")
 
         # Counters and row addresses get a spare bit: a count can equal 2 ** addr_width.
-        wide = max(ab, ARG_WIDTH) + 1
+        wide = max(self._addr_width, ARG_WIDTH) + 1
 
         def reg(name: str, width: int = wide) -> Signal:
             return Signal(width, name=name)
+
+        return m, array, arg, reg
+
+    def elaborate(self, platform) -> Module:
+        if self._dataflow == "ws":
+            return self._elaborate_ws()
+        m, array, arg, reg = self._begin("os")
+        rows, cols = self._rows, self._cols
+        iw, aw = self._input_width, self._acc_width
 
         # Latched with `start`.
         # The period counter reaches P - 1 = k + R + C - 3 (k < 2 ** 16), or R + 1 at the end.
@@ -468,19 +476,9 @@ class GemmUnit(Unit):
 
     def _elaborate_ws(self) -> Module:
         """The weight-stationary schedule of the module docstring."""
-        m = Module()
+        m, array, arg, reg = self._begin("ws")
         rows, cols = self._rows, self._cols
-        iw, aw, ab = self._input_width, self._acc_width, self._addr_width
-        array = m.submodules.array = SystolicArray(
-            rows=rows, cols=cols, dataflow="ws", input_width=iw, acc_width=aw, signed=True)
-
-        def arg(name: str) -> Value:
-            return getattr(self, f"arg_{name}")
-
-        wide = max(ab, ARG_WIDTH) + 1
-
-        def reg(name: str, width: int = wide) -> Signal:
-            return Signal(width, name=name)
+        iw, aw = self._input_width, self._acc_width
 
         # The period counter reaches P - 1 = 2R + C + M - 3 (M < 2 ** 32).
         t_width = ((1 << ARG_WIDTH) + 2 * rows + cols).bit_length()
