@@ -31,13 +31,21 @@ from .cpu import CPUModel
 from .edram_refresh import AccessTrace, RefreshRun, refresh_energy_j, simulate_refresh
 from .energy import HOROWITZ_45NM, ActionEnergies, node_scale
 from .gpu import GPU_SPECS, CalibratedGPU, GPURoofline, GPUSpec, get_gpu
-from .gpu_profile import KernelProfile, ProfiledGPU, vidur_a100_llama2_7b
+from .gpu_profile import (
+    AttentionProfile,
+    KernelProfile,
+    ProfiledGPU,
+    vidur_a100_llama2_7b,
+    vidur_a100_llama2_70b,
+    vidur_a100_llama2_70b_attention,
+)
 from .systolic import fold_count, fold_cycles, fold_dims, fold_t, matmul_cycles
 
 __all__ = [
     "BOUNDS", "HardwareModel", "OperatorCost", "Tile", "Work", "work_operator",
     "GPU_SPECS", "GPURoofline", "GPUSpec", "get_gpu", "CalibratedGPU", "KernelProfile",
-    "ProfiledGPU", "vidur_a100_llama2_7b",
+    "ProfiledGPU", "vidur_a100_llama2_7b", "vidur_a100_llama2_70b", "AttentionProfile",
+    "vidur_a100_llama2_70b_attention",
     "TileModel", "SystolicModel", "SMVModel", "CallableModel", "DSLModel", "CompiledTile",
     "GemmCycles", "Tiler", "untiled_tiles", "CPUModel",
     "AccessTrace", "RefreshRun", "simulate_refresh", "refresh_energy_j",

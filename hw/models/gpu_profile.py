@@ -10,8 +10,15 @@ degree; :class:`ProfiledGPU` prices the dense (non-attention) group of a transfo
 iteration from it and passes every other operator to a fallback executor (the roofline), so
 measured kernel times replace the roofline behind the one hardware-model interface.
 
-A copy of Vidur's A100 80 GB table of Llama-2-7B ships with archsim
-(:func:`vidur_a100_llama2_7b`; MIT licence and provenance in ``data/vidur/``).
+Vidur's attention tables (one row per prefill chunk or decode batch, its
+``time_stats.attn_prefill.median`` / ``time_stats.attn_decode.median``) are read by
+:class:`AttentionProfile`, which fits a cost law in the attention group's own terms so
+that :class:`ProfiledGPU` can price attention from measurements as well.
+
+Copies of Vidur's A100 80 GB tables ship with archsim: the dense kernels of Llama-2-7B
+(:func:`vidur_a100_llama2_7b`) and Llama-2-70B (:func:`vidur_a100_llama2_70b`), and the
+attention kernels of Llama-2-70B at tensor-parallel degree 2
+(:func:`vidur_a100_llama2_70b_attention`); MIT licence and provenance in ``data/vidur/``.
 """
 
 from __future__ import annotations
@@ -20,16 +27,19 @@ import csv
 import math
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import numpy as np
+from scipy.optimize import nnls
 
 from ...errors import ConfigError
 from ...operators import dtype_bytes
 from .base import OperatorCost, Work, work_operator
 from .gpu import GPURoofline
 
-__all__ = ["LAYER_KERNELS", "KernelProfile", "ProfiledGPU", "vidur_a100_llama2_7b"]
+__all__ = ["LAYER_KERNELS", "AttentionProfile", "KernelProfile", "ProfiledGPU",
+           "vidur_a100_llama2_7b", "vidur_a100_llama2_70b", "vidur_a100_llama2_70b_attention"]
 
 #: The kernels of one transformer layer in the table, in execution order (Vidur's names).
 LAYER_KERNELS: tuple[str, ...] = (
@@ -176,50 +186,270 @@ class KernelProfile:
         return self.kernel_time_s(_EMBEDDING, tokens)
 
 
+def _check_degree(tensor_parallel: object) -> int:
+    if isinstance(tensor_parallel, bool) or not isinstance(tensor_parallel, int) \
+            or tensor_parallel < 1:
+        raise ConfigError(f"tensor_parallel must be a positive int, not {tensor_parallel!r}",
+                          field="tensor_parallel")
+    return tensor_parallel
+
+
+#: Phase labels of :class:`AttentionProfile` rows.
+_PREFILL, _DECODE = "prefill", "decode"
+
+
+@dataclass(frozen=True)
+class AttentionProfile:
+    """Measured attention-kernel times of one layer on one GPU, and the cost law fitted to them.
+
+    Each measurement is one prefill chunk (``chunk`` new tokens over ``kv`` cached ones) or
+    one decode batch (``batch`` sequences of one new token over ``kv`` cached ones each).
+    They are counted as the attention group counts a batch
+    (:meth:`~archsim.compilers.graph.transformer.GroupOperators.attention`): new tokens
+    ``n``, context tokens ``c`` (the KV read, new tokens included) and pairs ``sum n_i c_i``
+    -- a prefill has ``n = chunk``, ``c = kv + chunk``, pairs ``n c``; a decode batch has
+    ``n = batch``, ``c = batch (kv + 1)``, pairs ``c``. The law is
+
+        t = launch_s + s_per_flop * 4 h_q d pairs + s_per_kv_byte * 2 h_kv d c b
+            + s_per_token_byte * 2 h_q d n b
+
+    with ``h_q``, ``h_kv`` the query and KV heads on one GPU, ``d`` the head dimension and
+    ``b`` bytes per element (2, fp16): a per-layer launch, the score and value FLOPs, the KV
+    read, and the query/output traffic. The four coefficients are a non-negative least
+    squares fit of the relative error, each phase weighted equally. A fitted law rather than
+    a lookup because the serving engine prices a batch that mixes prefill chunks and decode
+    sequences as one attention group of aggregate counts, which the table's per-phase grid
+    cannot index.
+
+    Parameters
+    ----------
+    phase : tuple of str
+        ``"prefill"`` or ``"decode"`` per measurement.
+    tokens, context_tokens, attn_pairs : numpy.ndarray
+        The measurements' counts (see above).
+    time_s : numpy.ndarray
+        Median seconds of each measurement.
+    heads, kv_heads, head_dim : int
+        The profiled model's query heads, KV heads and head dimension (whole model).
+    tensor_parallel : int
+        Tensor-parallel degree of the measurements (each GPU runs ``1/tensor_parallel`` of
+        the heads).
+    source : str
+        Where the table came from.
+    """
+
+    phase: tuple[str, ...]
+    tokens: np.ndarray
+    context_tokens: np.ndarray
+    attn_pairs: np.ndarray
+    time_s: np.ndarray
+    heads: int
+    kv_heads: int
+    head_dim: int
+    tensor_parallel: int
+    source: str
+
+    @classmethod
+    def from_csv(cls, path: str | Path, *, tensor_parallel: int) -> AttentionProfile:
+        """Read the rows of ``tensor_parallel`` from a table in Vidur's ``attention.csv`` layout.
+
+        Raises
+        ------
+        ConfigError
+            The file cannot be read, lacks a column, has a non-numeric or non-positive time
+            or count (naming the line and column), mixes model shapes, or has no prefill or
+            no decode row at ``tensor_parallel`` (naming the degrees it has).
+        """
+        _check_degree(tensor_parallel)
+        path = Path(path)
+        try:
+            with path.open(newline="") as f:
+                reader = csv.DictReader(f)
+                header = list(reader.fieldnames or [])
+                rows = list(reader)
+        except OSError as exc:
+            raise ConfigError(f"cannot read attention profile: {exc.strerror}",
+                              file=str(path)) from None
+        required = ["n_embd", "n_q_head", "n_kv_head", "num_tensor_parallel_workers",
+                    "is_prefill", "batch_size", "prefill_chunk_size", "kv_cache_size",
+                    "time_stats.attn_prefill.median", "time_stats.attn_decode.median"]
+        missing = [c for c in required if c not in header]
+        if missing:
+            raise ConfigError(f"attention profile lacks column(s) {', '.join(missing)}",
+                              file=str(path), field=missing[0])
+        phases: list[str] = []
+        counts: list[tuple[int, int, int]] = []
+        times: list[float] = []
+        shapes: set[tuple[int, int, int]] = set()
+        degrees: set[int] = set()
+        for lineno, row in enumerate(rows, start=2):
+            column = "num_tensor_parallel_workers"
+            try:
+                degree = int(row[column])
+                degrees.add(degree)
+                if degree != tensor_parallel:
+                    continue
+                column = "is_prefill"
+                flag = row[column].strip().lower()
+                if flag not in ("true", "false"):
+                    raise ValueError(flag)
+                prefill = flag == "true"
+                column = "kv_cache_size"
+                kv = int(row[column])
+                if prefill:
+                    column = "prefill_chunk_size"
+                    new = int(row[column])
+                    n, ctx, pairs = new, kv + new, new * (kv + new)
+                else:
+                    column = "batch_size"
+                    batch = int(row[column])
+                    n, ctx, pairs = batch, batch * (kv + 1), batch * (kv + 1)
+                column = f"time_stats.attn_{_PREFILL if prefill else _DECODE}.median"
+                t = float(row[column]) * _MS
+                column = "n_embd"
+                shape = (int(row["n_embd"]), int(row["n_q_head"]), int(row["n_kv_head"]))
+            except (TypeError, ValueError):
+                raise ConfigError(f"line {lineno}: {column} must be a number, not "
+                                  f"{row.get(column)!r}", file=str(path), field=column) from None
+            if n < 1 or kv < 0 or not math.isfinite(t) or t <= 0:
+                raise ConfigError(f"line {lineno}: token counts must be positive and kernel "
+                                  "times positive and finite", file=str(path), field=column)
+            shapes.add(shape)
+            phases.append(_PREFILL if prefill else _DECODE)
+            counts.append((n, ctx, pairs))
+            times.append(t)
+        for wanted in (_PREFILL, _DECODE):
+            if wanted not in phases:
+                raise ConfigError(f"attention profile has no {wanted} row at tensor-parallel "
+                                  f"degree {tensor_parallel}", file=str(path),
+                                  field="num_tensor_parallel_workers", allowed=sorted(degrees))
+        if len(shapes) != 1:
+            raise ConfigError("attention profile mixes model shapes", file=str(path),
+                              field="n_embd")
+        (hidden, heads, kv_heads), = shapes
+        if hidden % heads or heads % tensor_parallel or kv_heads % tensor_parallel:
+            raise ConfigError(f"heads {heads} / KV heads {kv_heads} of hidden {hidden} do not "
+                              f"split over {tensor_parallel} GPUs", file=str(path),
+                              field="n_q_head")
+        c = np.array(counts, dtype=float)
+        return cls(phase=tuple(phases), tokens=c[:, 0], context_tokens=c[:, 1],
+                   attn_pairs=c[:, 2], time_s=np.array(times), heads=heads,
+                   kv_heads=kv_heads, head_dim=hidden // heads,
+                   tensor_parallel=tensor_parallel, source=str(path))
+
+    def _terms(self, tokens: np.ndarray | float, attn_pairs: np.ndarray | float,
+               context_tokens: np.ndarray | float) -> list[np.ndarray | float]:
+        tp, d, b = self.tensor_parallel, self.head_dim, 2.0
+        q, kv = self.heads / tp, self.kv_heads / tp
+        return [4.0 * q * d * attn_pairs, 2.0 * kv * d * b * context_tokens,
+                2.0 * q * d * b * tokens]
+
+    @property
+    def coefficients(self) -> tuple[float, float, float, float]:
+        """``(launch_s, s_per_flop, s_per_kv_byte, s_per_token_byte)`` of the fitted law."""
+        cached = self.__dict__.get("_coefficients")
+        if cached is None:
+            terms = self._terms(self.tokens, self.attn_pairs, self.context_tokens)
+            design = np.column_stack([np.ones_like(self.time_s), *terms])
+            prefill = np.array([p == _PREFILL for p in self.phase])
+            weight = np.where(prefill, 1.0 / math.sqrt(prefill.sum()),
+                              1.0 / math.sqrt((~prefill).sum()))
+            scaled = design / self.time_s[:, None] * weight[:, None]
+            scale = scaled.max(axis=0)
+            scale[scale == 0] = 1.0
+            solution, _ = nnls(scaled / scale, weight)
+            cached = tuple(float(v) for v in solution / scale)
+            object.__setattr__(self, "_coefficients", cached)  # frozen: cache the fit once
+        return cached
+
+    def layer_time_s(self, *, tokens: float, attn_pairs: float, context_tokens: float) -> float:
+        """Seconds of one layer's attention on one GPU by the fitted law (0 with no tokens)."""
+        if tokens <= 0:
+            return 0.0
+        launch_s, *rates = self.coefficients
+        terms = self._terms(tokens, attn_pairs, context_tokens)
+        return float(launch_s + sum(r * t for r, t in zip(rates, terms, strict=True)))
+
+    def fit_errors(self) -> dict[str, tuple[float, float]]:
+        """Per phase, the mean and 90th-percentile relative error of the law on the table."""
+        launch_s, *rates = self.coefficients
+        terms = self._terms(self.tokens, self.attn_pairs, self.context_tokens)
+        predicted = launch_s + sum(r * t for r, t in zip(rates, terms, strict=True))
+        error = np.abs(np.asarray(predicted) / self.time_s - 1.0)
+        out = {}
+        for name in (_PREFILL, _DECODE):
+            e = error[np.array([p == name for p in self.phase])]
+            out[name] = (float(e.mean()), float(np.quantile(e, 0.9)))
+        return out
+
+
+def _vidur_table(name: str) -> Traversable:
+    return resources.files("archsim.hw.models") / "data" / "vidur" / name
+
+
 def vidur_a100_llama2_7b(*, tensor_parallel: int = 1) -> KernelProfile:
     """Vidur's measured Llama-2-7B kernels on an A100 80 GB (tensor-parallel 1, 2, 4 or 8)."""
-    table = resources.files("archsim.hw.models") / "data" / "vidur" / "a100_llama-2-7b_mlp.csv"
-    with resources.as_file(table) as path:
+    with resources.as_file(_vidur_table("a100_llama-2-7b_mlp.csv")) as path:
         return KernelProfile.from_csv(path, tensor_parallel=tensor_parallel)
 
 
+def vidur_a100_llama2_70b(*, tensor_parallel: int = 2) -> KernelProfile:
+    """Vidur's measured Llama-2-70B dense kernels on an A100 80 GB (tensor-parallel 1, 2, 4, 8)."""
+    with resources.as_file(_vidur_table("a100_llama-2-70b_mlp.csv")) as path:
+        return KernelProfile.from_csv(path, tensor_parallel=tensor_parallel)
+
+
+def vidur_a100_llama2_70b_attention() -> AttentionProfile:
+    """Vidur's measured Llama-2-70B attention kernels on an A100 80 GB, tensor-parallel 2."""
+    with resources.as_file(_vidur_table("a100_llama-2-70b_tp2_attention.csv")) as path:
+        return AttentionProfile.from_csv(path, tensor_parallel=2)
+
+
 class ProfiledGPU:
-    """A GPU whose transformer dense groups are priced from a measured :class:`KernelProfile`.
+    """A GPU whose transformer groups are priced from measured kernel tables.
 
     The dense group of an iteration
     (:meth:`~archsim.compilers.graph.transformer.GroupOperators.dense`: ``tokens`` new
     tokens of ``sequences`` sequences) costs ``layers`` times the profile's per-layer
     kernels plus its embedding, all at ``tokens``, plus the LM head over ``sequences``
     positions on the fallback (the profile has no LM head); the kernels run back to back.
-    Every other operator (attention, or a group of another model) goes to ``fallback``.
-    Energy is the fallback's board power over the latency.
+    With an ``attention`` profile, the attention group costs ``layers`` times its fitted
+    per-layer law (:class:`AttentionProfile`). Every other operator (attention without an
+    attention profile, or a group of another model) goes to ``fallback``. Energy is the
+    fallback's board power over the latency.
 
     Parameters
     ----------
     profile : KernelProfile
-        The measurements; its tensor-parallel degree is the one this GPU's share is of.
+        The dense measurements; its tensor-parallel degree is the one this GPU's share is of.
     fallback : GPURoofline
-        The executor of everything the profile does not measure.
+        The executor of everything the profiles do not measure.
     hidden, ffn, heads, kv_heads : int
-        The served model's shape, checked against the profile's.
+        The served model's shape, checked against the profiles'.
     vocab : int
         The served model's vocabulary (the LM head's width).
     gated_mlp : bool
         Whether the served model's MLP is gated.
+    attention : AttentionProfile, optional
+        The attention measurements, of the same model shape and tensor-parallel degree.
 
     Raises
     ------
     ConfigError
-        The served model's shape differs from the profiled one (naming the field and both
-        values).
+        The served model's shape differs from a profiled one, or the two profiles were
+        measured at different tensor-parallel degrees (naming the field and both values).
     """
 
     def __init__(self, *, profile: KernelProfile, fallback: GPURoofline, hidden: int, ffn: int,
-                 heads: int, kv_heads: int, vocab: int, gated_mlp: bool) -> None:
+                 heads: int, kv_heads: int, vocab: int, gated_mlp: bool,
+                 attention: AttentionProfile | None = None) -> None:
         if not isinstance(profile, KernelProfile):
             raise TypeError(f"profile must be a KernelProfile, not {type(profile).__name__}")
         if not isinstance(fallback, GPURoofline):
             raise TypeError(f"fallback must be a GPURoofline, not {type(fallback).__name__}")
+        if attention is not None and not isinstance(attention, AttentionProfile):
+            raise TypeError(f"attention must be an AttentionProfile, not "
+                            f"{type(attention).__name__}")
         for field, ours, theirs in (("hidden", hidden, profile.hidden),
                                     ("ffn", ffn, profile.ffn), ("heads", heads, profile.heads),
                                     ("kv_heads", kv_heads, profile.kv_heads),
@@ -227,14 +457,25 @@ class ProfiledGPU:
             if ours != theirs:
                 raise ConfigError(f"the model's {field} is {ours!r} but the kernel profile "
                                   f"({profile.source}) measured {theirs!r}", field=field)
+        if attention is not None:
+            for field, ours, theirs in (
+                    ("heads", heads, attention.heads), ("kv_heads", kv_heads, attention.kv_heads),
+                    ("head_dim", hidden // heads, attention.head_dim),
+                    ("tensor_parallel", profile.tensor_parallel, attention.tensor_parallel)):
+                if ours != theirs:
+                    raise ConfigError(f"the model's {field} is {ours!r} but the attention "
+                                      f"profile ({attention.source}) measured {theirs!r}",
+                                      field=field)
         self.profile = profile
+        self.attention = attention
         self.fallback = fallback
         self.hidden, self.vocab = hidden, vocab
         self._power_w = fallback.spec.tdp_w * fallback.power_fraction
 
     @property
     def name(self) -> str:
-        return f"{self.fallback.spec.name} (measured kernels, tp {self.profile.tensor_parallel})"
+        what = "measured kernels" if self.attention is None else "measured kernels and attention"
+        return f"{self.fallback.spec.name} ({what}, tp {self.profile.tensor_parallel})"
 
     def dense_time_s(self, *, tokens: int, sequences: int, layers: int) -> float:
         """Seconds of one GPU's share of a dense group (see the class)."""
@@ -248,14 +489,36 @@ class ProfiledGPU:
         head_s = self.fallback.time_s(head_flops, head_bytes)[0] if sequences else 0.0
         return layers * p.layer_time_s(tokens) + p.embedding_time_s(tokens) + head_s
 
+    def attention_time_s(self, *, tokens: float, attn_pairs: float, context_tokens: float,
+                         layers: int) -> float:
+        """Seconds of one GPU's share of an attention group by the attention profile.
+
+        Raises
+        ------
+        ConfigError
+            This GPU has no attention profile.
+        """
+        if self.attention is None:
+            raise ConfigError("this profiled GPU has no attention profile", field="attention")
+        return layers * self.attention.layer_time_s(tokens=tokens, attn_pairs=attn_pairs,
+                                                    context_tokens=context_tokens)
+
+    def _measured(self, latency_s: float, field: str) -> OperatorCost:
+        if not math.isfinite(latency_s):
+            raise ConfigError(f"the kernel profile gives {latency_s} s", field=field)
+        return OperatorCost(latency_s=latency_s, energy_j=latency_s * self._power_w,
+                            bound="measured")
+
     def operator_cost(self, work: Work) -> OperatorCost:
         op = work_operator(work)
         if op.name == "dense" and op.kind == "fused" and "tokens" in op.attrs:
-            latency_s = self.dense_time_s(tokens=int(op.attrs["tokens"]),
-                                          sequences=int(op.attrs["sequences"]),
-                                          layers=int(op.attrs["layers"]))
-            if not math.isfinite(latency_s):
-                raise ConfigError(f"the kernel profile gives {latency_s} s", field="tokens")
-            return OperatorCost(latency_s=latency_s, energy_j=latency_s * self._power_w,
-                                bound="measured")
+            return self._measured(self.dense_time_s(tokens=int(op.attrs["tokens"]),
+                                                    sequences=int(op.attrs["sequences"]),
+                                                    layers=int(op.attrs["layers"])), "tokens")
+        if self.attention is not None and op.name == "attention" and op.kind == "attention" \
+                and "attn_pairs" in op.attrs:
+            return self._measured(self.attention_time_s(
+                tokens=float(op.attrs["tokens"]), attn_pairs=float(op.attrs["attn_pairs"]),
+                context_tokens=float(op.attrs["context_tokens"]),
+                layers=int(op.attrs["layers"])), "attn_pairs")
         return self.fallback.operator_cost(work)

@@ -43,7 +43,7 @@ from ...compilers.graph.transformer import GroupOperators
 from ...errors import ConfigError
 from ...hw.models.base import HardwareModel, Tile, Work
 from ...hw.models.gpu import GPURoofline, GPUSpec, get_gpu
-from ...hw.models.gpu_profile import KernelProfile, ProfiledGPU
+from ...hw.models.gpu_profile import AttentionProfile, KernelProfile, ProfiledGPU
 from ...operators import Operator
 from ._fields import Config, NonNegative, PositiveOrNone, is_number
 
@@ -299,15 +299,17 @@ class CostModel:
         self._setup(config, executor)
 
     @classmethod
-    def measured(cls, config: CostConfig, profile: KernelProfile) -> CostModel:
+    def measured(cls, config: CostConfig, profile: KernelProfile, *,
+                 attention: AttentionProfile | None = None) -> CostModel:
         """The cost model of ``config`` with its dense groups priced from the measured
-        ``profile`` (:class:`~archsim.hw.models.ProfiledGPU`; attention and the LM head stay
-        on ``config``'s roofline)."""
+        ``profile`` and, if given, its attention groups from the ``attention`` profile
+        (:class:`~archsim.hw.models.ProfiledGPU`); the LM head, and attention without a
+        profile, stay on ``config``'s roofline."""
         m = config.model
         return cls.from_config(config, executor=ProfiledGPU(
             profile=profile, fallback=config.roofline(), hidden=m.hidden, ffn=m.ffn_hidden,
             heads=m.num_heads, kv_heads=m.num_kv_heads or m.num_heads, vocab=m.vocab,
-            gated_mlp=m.gated_mlp))
+            gated_mlp=m.gated_mlp, attention=attention))
 
     @classmethod
     def from_config(cls, config: CostConfig, *,
@@ -343,12 +345,16 @@ class CostModel:
         # The default executor's rates, for pricing attention shapes in closed form (see
         # attention_latency_s); None for any other executor (a subclass may price otherwise).
         ex = self.executor
-        if isinstance(ex, ProfiledGPU):  # attention is not in its tables: its roofline's
+        # a profiled GPU with an attention profile prices attention by its fitted law (in
+        # closed form too); without one, attention is its roofline's
+        self._attn_profiled: ProfiledGPU | None = (
+            ex if isinstance(ex, ProfiledGPU) and ex.attention is not None else None)
+        if isinstance(ex, ProfiledGPU):
             ex = ex.fallback
         self._attn_rates: tuple[float, float, float] | None = (
             (ex.spec.peak(ex.dtype) * ex.compute_efficiency,
              ex.spec.hbm_bw_bytes_per_s * ex.memory_efficiency, ex.launch_overhead_s)
-            if type(ex) is GPURoofline else None)
+            if type(ex) is GPURoofline and self._attn_profiled is None else None)
         self._attn_coefficients = self._groups.attention_coefficients
 
     def __repr__(self) -> str:
@@ -416,8 +422,11 @@ class CostModel:
         :meth:`~archsim.compilers.graph.transformer.GroupOperators.attention_terms`'s
         (from its ``attention_coefficients``), the ``1/tp`` share is taken as
         :meth:`shard` takes it and the roofline is :meth:`GPURoofline.time_s`'s, each with
-        the same floating-point operations in the same order. Any other executor prices
-        the operator itself. The engine's iterations price attention through this code.
+        the same floating-point operations in the same order. A
+        :class:`~archsim.hw.models.ProfiledGPU` with an attention profile is asked for its
+        :meth:`~archsim.hw.models.ProfiledGPU.attention_time_s` directly (what its
+        ``operator_cost`` of the operator returns). Any other executor prices the operator
+        itself. The engine's iterations price attention through this code.
 
         Raises
         ------
@@ -434,7 +443,14 @@ class CostModel:
             cache.clear()
         t, pairs, ctx = int(tokens), int(attn_pairs), int(context_tokens)
         rates = self._attn_rates
-        if rates is None:
+        if self._attn_profiled is not None:
+            if t < 0 or pairs < 0 or ctx < 0:
+                raise ConfigError("tokens, attention pairs and context tokens must be >= 0",
+                                  field="tokens")
+            lat = self._attn_profiled.attention_time_s(tokens=t, attn_pairs=pairs,
+                                                       context_tokens=ctx,
+                                                       layers=self.model.num_layers)
+        elif rates is None:
             op = self._groups.attention(tokens=t, attn_pairs=pairs, context_tokens=ctx)
             lat = self.executor.operator_cost(op if self.tp == 1 else self.shard(op)).latency_s
         else:
