@@ -137,6 +137,60 @@ def _measured_kernels(result: StudyResult, lengths: Any, idx: np.ndarray,
         metric="S3 / worst-case, llama-2-7b 1x a100-80gb, dense groups from measured kernels",
         ours=thr["s3"] / thr["worst-case"], unit="x",
         note="the same requests and predictor as the roofline row of the pairs table"))
+    _measured_70b(result, reqs, preds, idx, seed=seed, say=say)
+
+
+#: (new tokens per sequence, sequences, cached tokens per sequence) of the iterations at which
+#: the roofline is set beside the fully measured Llama-2-70B: decode batches and prefills.
+_CALIBRATION_SHAPES_70B = ((1, 1, 512), (1, 32, 1024), (1, 128, 2048), (512, 1, 0),
+                           (2048, 1, 0), (2048, 1, 2048))
+
+
+def _measured_70b(result: StudyResult, reqs: RequestSet, preds: BucketPredictions,
+                  idx: np.ndarray, *, seed: int, say: Callable[[str], None]) -> None:
+    """Llama-2-70B on two A100 80 GB with every transformer kernel measured: the dense groups
+    from Vidur's Llama-2-70B table, attention by the law fitted to Vidur's Llama-2-70B
+    tensor-parallel-2 attention table. The one deployment here with no assumed efficiency but
+    the LM head's."""
+    from ....hw.models import vidur_a100_llama2_70b, vidur_a100_llama2_70b_attention
+    from ...serving.config import BatchShape, CostModel
+
+    attention = vidur_a100_llama2_70b_attention()
+    roof = Deployment.build(model="llama-70b", gpu="a100-80gb", tp=2)
+    measured = Deployment(cost=CostModel.measured(
+        roof.cost.config, vidur_a100_llama2_70b(tensor_parallel=2), attention=attention),
+        memory_fraction=roof.memory_fraction)
+    rows = []
+    for new, sequences, cached in _CALIBRATION_SHAPES_70B:
+        shape = BatchShape.uniform(batch=sequences, new_tokens=new, context_len=cached + new)
+        r_s, m_s = (d.cost.iteration_latency_s(shape.tokens, shape.sequences, shape.attn_pairs,
+                                               shape.context_tokens) for d in (roof, measured))
+        rows.append({"new_tokens": new, "sequences": sequences, "cached_tokens": cached,
+                     "roofline_iteration_s": r_s, "measured_iteration_s": m_s,
+                     "roofline_over_measured": float(r_s) / float(m_s)})
+    result.tables["kernel_calibration_70b"] = rows
+    errors = attention.fit_errors()
+    ratios = [r["roofline_over_measured"] for r in rows]
+    result.observations.append(Observation(
+        metric="roofline / measured iteration latency with attention, Llama-2-70B 2x A100 80 GB "
+               f"(min..max over {len(rows)} shapes)", ours=min(ratios), unit="x",
+        note=f"{min(ratios):.2f}..{max(ratios):.2f}x; attention by a per-layer law fitted to "
+             "Vidur's measured FlashAttention kernels (mean |error| "
+             f"{errors['prefill'][0]:.1%} prefill, {errors['decode'][0]:.1%} decode; see "
+             "hw/models/data/vidur)"))
+    say("simulating llama-70b on measured A100 kernels and attention")
+    thr = {}
+    for name, deployment in (("roofline", roof), ("measured", measured)):
+        for policy_name, policy in (("worst-case", WorstCasePolicy()),
+                                    ("s3", _s3_policy(preds, idx))):
+            thr[name, policy_name] = simulate(deployment, reqs, policy,
+                                              seed=seed).metrics.throughput_tokens_per_s
+    for name in ("roofline", "measured"):
+        result.observations.append(Observation(
+            metric=f"S3 / worst-case, llama-70b 2x a100-80gb, {name} kernels",
+            ours=thr[name, "s3"] / thr[name, "worst-case"], unit="x",
+            note="dense and attention kernels from Vidur's measurements" if name == "measured"
+            else "the roofline's assumed efficiencies (0.6 of peak FLOP/s, 0.8 of HBM)"))
 
 
 def _plot_confusion(preds: BucketPredictions, path: Path) -> Path:
