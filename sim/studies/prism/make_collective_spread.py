@@ -1,10 +1,10 @@
 """Reduce ByteDance's public straggler traces to ``data/collective_spread.csv``.
 
-Source: the artifact of Lin et al., "Understanding Stragglers in Large Model Training
-Using What-if Analysis" (arXiv:2505.05713), GitHub ``ByteDance-Seed/StragglerAnalysis``
+Source: the artifact of Lin et al. (ByteDance), "Understanding Stragglers in Large Model
+Training Using What-if Analysis" (arXiv:2505.05713), GitHub ``ByteDance-Seed/StragglerAnalysis``
 at commit ``8efcd7f37f158af26ac64d0b6fbf1f22d28a6e83``, Apache License 2.0, Copyright (c)
 2025 Bytedance Ltd. and/or its affiliates. Its ``data/trace-{AR,SE,ST}.parquet`` hold one
-row per recorded operation of three Megatron-LM training jobs (64, 128 and 8 GPUs; DP 4,
+row per recorded operation of three LLM training jobs (64, 128 and 8 GPUs; DP 4,
 32 and 2); only the reduced statistics below are shipped, not the traces.
 
 The statistic, per collective type (``params-all-gather`` and ``grads-reduce-scatter``,
