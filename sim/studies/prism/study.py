@@ -436,7 +436,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
         "; kernels of a rank between synchronizations summed (Fenton-Wilkinson log-normal)",
         "each exposed collective: mean-1 log-normal (the shape assumed), one event shared by "
         f"its ranks, log-sigma {vm.comm_sigma:.4f} measured: the pooled AllGather + "
-        "ReduceScatter transfer-time spread across steps in " + spread_source,
+        "ReduceScatter transfer-time spread across steps; source: " + spread_source,
         "probability of finishing: mixture over GPU allocations (pools redrawn per seed); "
         "within one allocation iterations are independent (normal total by the CLT; checked "
         "against summed Monte Carlo iterations in the tests)",
