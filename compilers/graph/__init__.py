@@ -50,6 +50,7 @@ from .recsys import (
 )
 from .registry import WORKLOADS, build_workload, workload_params
 from .revnet import ReversibleBlock, parameter_counts, resnet_cifar, revnet_cifar
+from .smaug_nets import SMAUG_NETWORKS
 from .training import (
     DIFFERENTIABLE_KINDS,
     OPTIMIZERS,
@@ -85,6 +86,7 @@ __all__ = [
     "DLRM_PRESETS", "DLRMConfig", "DLRMSampleWork", "dlrm_graph", "dlrm_sample_work", "get_dlrm",
     "FATHOM_WORKLOADS", "fathom_workload", "PARADNN_SWEEPS", "paradnn_model", "paradnn_sweep",
     "from_onnx", "SUPPORTED_ONNX_OPS", "WORKLOADS", "build_workload", "workload_params",
+    "SMAUG_NETWORKS",
     "ReversibleBlock", "resnet_cifar", "revnet_cifar", "parameter_counts",
     "PHASES", "OPTIMIZERS", "DIFFERENTIABLE_KINDS", "TensorUse", "TrainingGraph",
     "training_graph",

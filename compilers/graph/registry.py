@@ -11,7 +11,10 @@ and the eight DeepRecSys models of :data:`~archsim.compilers.graph.recsys.RECSYS
 (``dlrm-rmc1``, ``dlrm-rmc2``, ``dlrm-rmc3``, ``ncf``, ``wnd``, ``mt-wnd``, ``din``, ``dien``),
 and the TTI/TTV components of :mod:`.tti` (``sd-v1-unet``, ``sd-vae-decoder``,
 ``make-a-video-unet``, ``muse-3b-base``, ``parti-20b-decode``; whole pipelines with their
-step counts are :func:`~archsim.compilers.graph.tti.tti_pipeline`).
+step counts are :func:`~archsim.compilers.graph.tti.tti_pipeline`), and SMAUG's eight
+evaluation networks of :data:`~archsim.compilers.graph.smaug_nets.SMAUG_NETWORKS`
+(``smaug-minerva``, ``smaug-lenet5``, ``smaug-cnn10``, ``smaug-vgg``, ``smaug-elu16``,
+``smaug-elu24``, ``smaug-resnet50``, ``smaug-lstm``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from .ir import WorkloadGraph
 from .paradnn import paradnn_cnn, paradnn_fc, paradnn_rnn
 from .recsys import RECSYS_MODELS, get_recsys, recsys_graph
 from .revnet import resnet_cifar, revnet_cifar
+from .smaug_nets import SMAUG_NETWORKS
 from .transformer import TRANSFORMER_PRESETS, get_transformer, transformer_graph
 from .tti import (
     MAKE_A_VIDEO_UNET,
@@ -144,6 +148,10 @@ def _entries() -> dict[str, WorkloadEntry]:
         WorkloadEntry("parti-20b-decode", parti_decode, "Parti-20B decoder, one decode step",
                       "tti"),
     ]
+    for key, builder in SMAUG_NETWORKS.items():
+        doc = (builder.__doc__ or "").strip().splitlines()[0].rstrip(".:")
+        out.append(WorkloadEntry(key, builder, f"{doc} (SMAUG's experiments repository)",
+                                 "smaug"))
     for key, builder in FATHOM_WORKLOADS.items():
         doc = (builder.__doc__ or "").strip().splitlines()[0].rstrip(".")
         out.append(WorkloadEntry(f"fathom-{key}", builder, f"Fathom: {doc}", "fathom"))
