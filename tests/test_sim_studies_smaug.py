@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import archsim
+from archsim.compilers.graph import SMAUG_NETWORKS, build_workload
 from archsim.errors import ConfigError
 from archsim.sim.studies.smaug import SCENARIOS, load_calibration
 from archsim.tests.study_runs import quick_run
@@ -76,10 +77,18 @@ def test_smaug_study_quick():
     res = quick_run("smaug")
     rows = res.tables["scenarios"]
     workloads = {r["workload"] for r in rows}
-    assert len(workloads) == 4 and any("lstm" in w for w in workloads)
-    assert len(rows) == 4 * len(SCENARIOS)
-    calib = load_calibration()
+    # SMAUG's own eight networks; the ImageNet set is the secondary table.
+    assert workloads == set(SMAUG_NETWORKS)
+    assert len(rows) == 8 * len(SCENARIOS)
+    secondary = res.tables["imagenet_scenarios"]
+    assert {r["workload"] for r in secondary} == {"resnet50", "vgg16", "alexnet",
+                                                  "lstm (fathom-seq2seq)"}
+    assert len(secondary) == 4 * len(SCENARIOS)
+    # Each row's operator count is its graph's.
     for r in rows:
+        assert r["operators"] == len(build_workload(r["workload"]))
+    calib = load_calibration()
+    for r in [*rows, *secondary]:
         shares = [v for k, v in r.items() if k.endswith("_share")]
         assert math.isclose(sum(shares), 1.0, rel_tol=1e-9)
         if r["scenario"] == "baseline":
@@ -94,12 +103,18 @@ def test_smaug_study_quick():
     assert top.ours == max(combined)
     base = {r["workload"]: r for r in rows if r["scenario"] == "baseline"}
     resnet = next(c for c in res.comparisons if c.metric.endswith("ResNet-50"))
-    assert resnet.ours == pytest.approx(100 * base["resnet50"]["accelerator_compute_share"])
+    assert resnet.ours == pytest.approx(
+        100 * base["smaug-resnet50"]["accelerator_compute_share"])
+    low = next(c for c in res.comparisons if c.metric.endswith("lowest network"))
+    assert low.ours == pytest.approx(
+        100 * min(r["accelerator_compute_share"] for r in base.values()))
     # Quick mode reads the shipped calibration only: no re-measured rows.
     assert {r["source"].split()[0] for r in res.tables["calibration"]} == {"shipped"}
     # The old assumed configuration is a sensitivity case at its 1 GB/s.
     old = [r for r in res.tables["sensitivity"] if r["case"].startswith("assumed")]
-    assert len(old) == 4 and all(r["prep_gb_per_s_per_thread"] == 1.0 for r in old)
+    assert len(old) == 8 and all(r["prep_gb_per_s_per_thread"] == 1.0 for r in old)
+    # SMAUG's DRAM (LPDDR4_3200_2x16) is a sensitivity case at 12.8 GB/s.
+    assert len([r for r in res.tables["sensitivity"] if r["case"] == "SMAUG DRAM 12.8 GB/s"]) == 8
     # More data-prep bandwidth cannot lower the accelerator share (same SoC otherwise).
     sens = {(r["workload"], r["case"]): r for r in res.tables["sensitivity"]}
     for w in workloads:
