@@ -28,11 +28,8 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import math
 import platform
 from pathlib import Path
-
-import numpy as np
 
 from archsim.compilers.graph import SMAUG_NETWORKS as SMAUG_NETWORK_BUILDERS
 from archsim.compilers.graph import build_workload
@@ -40,10 +37,7 @@ from archsim.errors import ConfigError
 from archsim.outputs import write_json
 from archsim.sim.soc.config import load_soc_config
 from archsim.sim.soc.cpu_calibration import (
-    CopyTiming,
     CpuScaling,
-    LinearFit,
-    NetworkPrep,
     fit_copy_cost,
     graph_copies,
     host_cpu_hz,
@@ -63,28 +57,6 @@ NETWORKS = {**SMAUG_NETWORKS, **IMAGENET_NETWORKS}
 #: SMAUG's simulated CPU: gem5 DerivO3CPU, --cpu-clock=2.5GHz (SMAUG's experiments
 #: repository, sims/smv/tests/minerva/run.sh and lstm/run.sh).
 TARGET_HZ = 2.5e9
-
-
-def _prep_with_slope(name: str, timings: tuple[CopyTiming, ...],
-                     pooled: LinearFit) -> NetworkPrep:
-    """``name``'s summary when its own fit has no positive slope (copies of a few sizes,
-    all dominated by the per-copy cost: SMAUG's LSTM): the slope of ``pooled`` (SMAUG's
-    other networks, this run) and the per-copy cost fitted with it (the mean residual), so
-    the fit still predicts the measured total."""
-    b = np.array([t.nbytes for t in timings], dtype=float)
-    t = np.array([t.median_s for t in timings], dtype=float)
-    slope = 1.0 / pooled.bytes_per_s
-    fixed = float(np.mean(t - slope * b))
-    resid = t - fixed - slope * b
-    ss_tot = float(((t - t.mean()) ** 2).sum())
-    fit = LinearFit(bytes_per_s=pooled.bytes_per_s, fixed_s=fixed,
-                    slope_stderr_s_per_byte=pooled.slope_stderr_s_per_byte,
-                    fixed_stderr_s=float(np.std(resid, ddof=1) / math.sqrt(t.size)),
-                    r2=1.0 - float(resid @ resid) / ss_tot if ss_tot > 0 else 1.0,
-                    samples=int(t.size))
-    q25, q75 = np.percentile(np.array([x.runs_s for x in timings]), [25, 75], axis=1)
-    return NetworkPrep(name, len(timings), int(b.sum()), float(t.sum()), float(q25.sum()),
-                       float(q75.sum()), fit)
 
 
 def main() -> None:
@@ -134,8 +106,13 @@ def main() -> None:
         try:
             prep = network_prep(label, timings)
         except ConfigError as exc:
+            # The LSTM's copies are a few small sizes: no slope of its own. SMAUG's networks
+            # measured before it in this run give the slope; its per-copy cost is fitted.
+            if len(smaug_b) < 3:
+                ap.error(f"{label} has no slope of its own ({exc}): measure it after "
+                         "SMAUG's other networks (--networks smaug)")
             smaug_fit = fit_copy_cost(smaug_b, smaug_s)
-            prep = _prep_with_slope(label, timings, smaug_fit)
+            prep = network_prep(label, timings, fallback_fit=smaug_fit)
             note = (f"own fit failed ({exc}); slope of SMAUG's networks measured before it "
                     f"in this run ({smaug_fit.bytes_per_s / 1e9:.3g} GB/s), per-copy cost "
                     "fitted with it")

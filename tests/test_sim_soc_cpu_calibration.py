@@ -217,6 +217,29 @@ def test_network_prep_from_synthetic_timings():
         NetworkPrep.from_record({"name": "x"})
 
 
+def test_network_prep_fallback_slope_when_no_slope_fits():
+    # Larger copies faster than smaller ones: no positive slope of their own.
+    sizes = [64, 64, 256, 256]
+    secs = [8e-6, 9e-6, 7e-6, 8e-6]
+    timings = [CopyTiming("op", "input", b, t, (t, t, t)) for b, t in zip(sizes, secs,
+                                                                          strict=True)]
+    with pytest.raises(ConfigError, match="not positive"):
+        network_prep("lstm", timings)
+    other = LinearFit(bytes_per_s=5e9, fixed_s=1e-6, slope_stderr_s_per_byte=1e-12,
+                      fixed_stderr_s=1e-8, r2=0.5, samples=100)
+    prep = network_prep("lstm", timings, fallback_fit=other)
+    assert prep.fit.bytes_per_s == 5e9
+    assert prep.fit.slope_stderr_s_per_byte == 1e-12
+    # The per-copy cost is the mean of t - bytes / 5 GB/s, so the fit predicts the total.
+    expected_fixed = sum(t - b / 5e9 for b, t in zip(sizes, secs, strict=True)) / 4
+    assert prep.fit.fixed_s == pytest.approx(expected_fixed, rel=1e-12)
+    assert prep.fit.predict_s(prep.nbytes, prep.copies) == pytest.approx(sum(secs))
+    # A network whose own fit works ignores the fallback.
+    good = [CopyTiming("op", "input", b, 1e-6 + b / 2e9, (1e-6 + b / 2e9,) * 3)
+            for b in (1_000, 10_000, 100_000)]
+    assert network_prep("n", good, fallback_fit=other).fit.bytes_per_s == pytest.approx(2e9)
+
+
 def test_unsupported_kind_is_named():
     op = _conv()
     fake = type(op)(name="f", kind="fused", inputs=op.inputs, outputs=op.outputs,

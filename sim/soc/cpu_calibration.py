@@ -531,19 +531,49 @@ class NetworkPrep:
 
 
 def measure_network(name: str, ops: Iterable[Operator], scratchpads: ScratchpadConfig, *,
-                    repeats: int = 5, seed: int = 0,
-                    evict_bytes: int = 0) -> tuple[NetworkPrep, tuple[CopyTiming, ...]]:
-    """Replay and time every tiling copy of a network (:func:`time_copies`) and fit it."""
+                    repeats: int = 5, seed: int = 0, evict_bytes: int = 0,
+                    fallback_fit: LinearFit | None = None,
+                    ) -> tuple[NetworkPrep, tuple[CopyTiming, ...]]:
+    """Replay and time every tiling copy of a network (:func:`time_copies`) and fit it
+    (:func:`network_prep`, with its ``fallback_fit``)."""
     timings = time_copies(graph_copies(ops, scratchpads), repeats=repeats, seed=seed,
                           evict_bytes=evict_bytes)
-    return network_prep(name, timings), timings
+    return network_prep(name, timings, fallback_fit=fallback_fit), timings
 
 
-def network_prep(name: str, timings: Sequence[CopyTiming]) -> NetworkPrep:
-    """Summarize a network's copy timings: totals, per-copy quartiles summed, and the fit."""
+def network_prep(name: str, timings: Sequence[CopyTiming], *,
+                 fallback_fit: LinearFit | None = None) -> NetworkPrep:
+    """Summarize a network's copy timings: totals, per-copy quartiles summed, and the fit.
+
+    A network whose copies are all small (a few sizes, every copy dominated by its per-copy
+    cost: SMAUG's LSTM) may fit no positive slope. With ``fallback_fit`` its fit then takes
+    ``fallback_fit``'s slope (and slope standard error) and fits only the per-copy cost,
+    the mean residual, so the fit still predicts the measured total.
+
+    Raises
+    ------
+    ConfigError
+        The fit fails (:func:`fit_copy_cost`) and no ``fallback_fit`` is given.
+    """
     nbytes = [t.nbytes for t in timings]
     secs = [t.median_s for t in timings]
-    fit = fit_copy_cost(nbytes, secs)
+    try:
+        fit = fit_copy_cost(nbytes, secs)
+    except ConfigError:
+        if fallback_fit is None:
+            raise
+        b = np.asarray(nbytes, dtype=float)
+        y = np.asarray(secs, dtype=float)
+        slope = 1.0 / fallback_fit.bytes_per_s
+        fixed = float(np.mean(y - slope * b))
+        resid = y - fixed - slope * b
+        ss_tot = float(((y - y.mean()) ** 2).sum())
+        fit = LinearFit(bytes_per_s=fallback_fit.bytes_per_s, fixed_s=fixed,
+                        slope_stderr_s_per_byte=fallback_fit.slope_stderr_s_per_byte,
+                        fixed_stderr_s=float(np.std(resid, ddof=1) / math.sqrt(y.size))
+                        if y.size > 1 else 0.0,
+                        r2=1.0 - float(resid @ resid) / ss_tot if ss_tot > 0 else 1.0,
+                        samples=int(y.size))
     q25, q75 = np.percentile(np.array([t.runs_s for t in timings]), [25, 75], axis=1)
     return NetworkPrep(name, len(timings), int(sum(nbytes)), float(sum(secs)),
                        float(q25.sum()), float(q75.sum()), fit)
