@@ -315,11 +315,11 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
             note=f"data prep {calib.prep_bandwidth(w) / 1e9:.3g} GB/s per thread (measured); "
                  f"combined speedup {combined[w]:.3g}x"))
     for w in _IMAGENET_WORKLOADS:
-        c = _speedup(results[(w, "baseline")], results[(w, "combined")])
+        comb = _speedup(results[(w, "baseline")], results[(w, "combined")])
         res.observations.append(Observation(
             metric=f"secondary set (archsim's ImageNet builders): accelerator share, {w}",
             ours=100 * results[(w, "baseline")].accelerator_share, unit="%",
-            note=f"combined speedup {c:.3g}x; data prep {calib.prep_bandwidth(w) / 1e9:.3g} "
+            note=f"combined speedup {comb:.3g}x; data prep {calib.prep_bandwidth(w) / 1e9:.3g} "
                  "GB/s per thread (measured)"))
     for sname in ("acp", "8 accelerators", "8 prep threads"):
         sp = [_speedup(results[(w, "baseline")], results[(w, sname)]) for w in names]
