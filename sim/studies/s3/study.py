@@ -163,11 +163,12 @@ def _measured_70b(result: StudyResult, reqs: RequestSet, preds: BucketPrediction
     rows = []
     for new, sequences, cached in _CALIBRATION_SHAPES_70B:
         shape = BatchShape.uniform(batch=sequences, new_tokens=new, context_len=cached + new)
-        r_s, m_s = (d.cost.iteration_latency_s(shape.tokens, shape.sequences, shape.attn_pairs,
-                                               shape.context_tokens) for d in (roof, measured))
+        r_s, m_s = (float(d.cost.iteration_latency_s(shape.tokens, shape.sequences,
+                                                     shape.attn_pairs, shape.context_tokens))
+                    for d in (roof, measured))
         rows.append({"new_tokens": new, "sequences": sequences, "cached_tokens": cached,
                      "roofline_iteration_s": r_s, "measured_iteration_s": m_s,
-                     "roofline_over_measured": float(r_s) / float(m_s)})
+                     "roofline_over_measured": r_s / m_s})
     result.tables["kernel_calibration_70b"] = rows
     errors = attention.fit_errors()
     ratios = [r["roofline_over_measured"] for r in rows]
