@@ -56,7 +56,7 @@ from ..framework import Band, Comparison, Direction, Observation, Status, StudyR
 
 __all__ = ["run", "AutopilotParams", "evaluate_point", "policy_table", "PUBLISHED_GAIN",
            "ENVIRONMENTS", "MISSION_DISTANCE_M", "SUCCESS_SLACK", "design_space",
-           "accelerator_load", "best_baseline"]
+           "accelerator_load", "best_baseline", "search_settings"]
 
 #: The paper's average gain in missions per UAV class (abstract).
 PUBLISHED_GAIN = {"nano": 2.25, "micro": 1.62, "mini": 1.43}
@@ -262,6 +262,12 @@ def _exhaustive_best(uav: str, env: str, *, quick: bool, slack: float
     return best
 
 
+def search_settings(sampler: str, *, quick: bool) -> OptimizeSettings:
+    """The ``[optimize]`` settings of the study's searches (TPE or random) at its budget."""
+    return OptimizeSettings(objective="score", budget=QUICK_BUDGET if quick else BUDGET,
+                            sampler=sampler, startup_trials=6)
+
+
 @dataclass(frozen=True)
 class _Search:
     uav: str
@@ -285,8 +291,7 @@ def _search(uav: str, env: str, out: Path, *, quick: bool) -> _Search:
         for seed in (QUICK_SEEDS if quick else SEEDS):
             seeded = SweepSpec.from_dict({**spec.model_dump(mode="json"), "seed": seed,
                                           "name": f"{spec.name}-{sampler}-{seed}"})
-            settings = OptimizeSettings(objective="score", budget=QUICK_BUDGET if quick
-                                        else BUDGET, sampler=sampler, startup_trials=6)
+            settings = search_settings(sampler, quick=quick)
             reports[sampler].append(run_optimization(seeded, settings,
                                                      db=out / f"search-{sampler}.db"))
     return _Search(uav=uav, env=env, exhaustive_best=top.objectives["score"],
