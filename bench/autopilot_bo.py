@@ -23,6 +23,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import tempfile
@@ -33,15 +34,19 @@ __all__ = ["main"]
 
 
 def _truth(spec: Any) -> dict[str, float | None]:
-    """Each grid point's value (``None`` if infeasible), by point key, evaluated directly."""
+    """Each grid point's value (``None`` if infeasible), by parameters, evaluated directly."""
     from archsim.sim.studies.autopilot import evaluate_point
 
     out: dict[str, float | None] = {}
     for p in spec.points():
         o = evaluate_point(p.params, p.seed)
         ok = o["buildable"] == 1.0 and o["success_rate"] >= o["success_floor"]
-        out[p.key] = o["score"] if ok else None
+        out[_name(p.params)] = o["score"] if ok else None
     return out
+
+
+def _name(params: dict[str, Any]) -> str:
+    return json.dumps(params, sort_keys=True)
 
 
 def _gap(best: float, found: float | None) -> float:
@@ -81,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
                                                       "name": f"{spec.name}-{sampler}-{seed}"})
                         rep = run_optimization(seeded, settings,
                                                db=Path(tmp) / f"{uav}-{env}-{sampler}.db")
-                        found = truth[rep.best.key] if rep.best is not None else None
+                        found = (truth[_name(rep.best.params)] if rep.best is not None
+                                 else None)
                         row[f"{sampler}_best"] = math.nan if found is None else found
                         row[f"{sampler}_returned_infeasible"] = (rep.best is not None
                                                                  and found is None)
