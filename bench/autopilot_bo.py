@@ -17,7 +17,7 @@ environment and seed), and the same per UAV class.
 
 Usage::
 
-    python bench/autopilot_bo.py [--quick] [--seeds 10] [--csv runs.csv]
+    python bench/autopilot_bo.py [--quick] [--seeds 10] [--first-seed 0] [--csv runs.csv]
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help="the study's quick grid and budget")
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=10, help="how many seeds")
+    parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--csv", type=Path, help="write every run's result here")
     args = parser.parse_args(argv)
 
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
                 spec = design_space(uav, env, quick=args.quick)
                 truth = _truth(spec)
                 best = max(v for v in truth.values() if v is not None)
-                for seed in range(args.seeds):
+                for seed in range(args.first_seed, args.first_seed + args.seeds):
                     row: dict[str, Any] = {"uav": uav, "environment": env, "seed": seed,
                                            "points": len(truth), "exhaustive_best": best}
                     for sampler in samplers:
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     budget = rows[0]["budget"]
     print(f"AutoPilot search, {'quick' if args.quick else 'full'} grid "
           f"({rows[0]['points']} points per class/environment), budget {budget} trials, "
-          f"seeds 0-{args.seeds - 1}; settings: {search_settings('tpe', quick=args.quick)}")
+          f"seeds {args.first_seed}-{args.first_seed + args.seeds - 1}; settings: {search_settings('tpe', quick=args.quick)}")
     summary("all", rows)
     for uav in UAV_CLASSES:
         summary(uav, [r for r in rows if r["uav"] == uav])

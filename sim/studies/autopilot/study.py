@@ -76,6 +76,8 @@ BUFFERS_KIB, QUICK_BUFFERS_KIB = (8, 32), (8, 16)
 #: Search budgets and seeds of the BO-vs-random comparison.
 BUDGET, QUICK_BUDGET = 24, 12
 SEEDS, QUICK_SEEDS = (0, 1, 2, 3, 4), (0, 1, 2)
+#: The searches' constraints, over the sweep model's objectives.
+SEARCH_CONSTRAINTS = ("buildable >= 1", "success_rate >= success_floor")
 #: Dataflows and tile heights (``tile_m_folds``: the GEMM tile's rows over the array's) of
 #: the accelerator grid; a point whose tile does not fit its buffers is unbuildable (score 0).
 DATAFLOWS = ("os", "ws")
@@ -119,7 +121,9 @@ def policy_table(path: str = str(_POLICY_CSV)) -> dict[str, PolicyEntry]:
 
 
 def _feasible_floor(env: str, slack: float = SUCCESS_SLACK) -> float:
-    return max(e.success[env] for e in policy_table().values()) - slack
+    # Rounded: success rates are k/20 fractions, and in binary floating point 0.8 - 0.1 is
+    # 0.7000000000000001, which would shut out a policy exactly at the floor (0.70).
+    return round(max(e.success[env] for e in policy_table().values()) - slack, 9)
 
 
 def _point(rows: int, buffer_kib: int, dataflow: str, tile_m_folds: int) -> AcceleratorPoint:
@@ -165,38 +169,39 @@ class AutopilotParams(BaseModel):
     tile_m_folds: int = 4
 
 
-_UNBUILDABLE = {"score": 0.0, "missions": 0.0, "success_rate": 0.0, "success_floor": 0.0,
-                "latency_s": 0.0, "power_w": 0.0, "buildable": 0.0}
-
-
 def evaluate_point(params: dict[str, Any], seed: int) -> dict[str, float]:
     """Sweep model function: missions of one (policy, accelerator) design (``seed`` unused:
-    the evaluation is deterministic). A point whose GEMM tile does not fit its buffers
-    cannot be built: score 0, ``buildable`` 0."""
+    the evaluation is deterministic). ``fractional_missions`` is missions per battery before
+    rounding down; ``score`` is the same, or 0 for a policy below the success floor. A point
+    whose GEMM tile does not fit its buffers cannot be built: both 0, ``buildable`` 0."""
     p = AutopilotParams.model_validate(params)
     uav = uav_class(p.uav)
     entry = policy_table()[p.policy]
+    rate, floor = entry.success[p.environment], _feasible_floor(p.environment)
     try:
         _point(p.rows, p.buffer_kib, p.dataflow, p.tile_m_folds)
     except ConfigError:
-        return dict(_UNBUILDABLE)
+        return {"score": 0.0, "fractional_missions": 0.0, "missions": 0.0,
+                "success_rate": rate, "success_floor": floor, "latency_s": 0.0,
+                "power_w": 0.0, "buildable": 0.0}
     load = accelerator_load(p.policy, p.rows, p.buffer_kib, sensor_fps=uav.sensor_fps,
                             dataflow=p.dataflow, tile_m_folds=p.tile_m_folds)
     result = evaluate_design(uav, load, distance_m=MISSION_DISTANCE_M)
-    rate, floor = entry.success[p.environment], _feasible_floor(p.environment)
     # The search's objective: missions per battery before rounding down (whole missions
-    # tie across most of the grid and would leave a search nothing to climb), 0 for a
-    # policy below the success floor (a penalty the samplers see, rather than a constraint).
+    # tie across most of the grid and would leave a search nothing to climb); the searches
+    # take the success floor and buildability as constraints (search_settings), ``score``
+    # folds them in as a 0 (the exhaustive sweep's ranking).
     fractional = (uav.battery_energy_j / result.mission_energy_j
                   if result.missions or math.isfinite(result.mission_energy_j) else 0.0)
-    return {"score": fractional if rate >= floor else 0.0, "missions": float(result.missions),
+    return {"score": fractional if rate >= floor else 0.0,
+            "fractional_missions": fractional, "missions": float(result.missions),
             "success_rate": rate, "success_floor": floor, "latency_s": load.latency_s,
             "power_w": load.power_w, "buildable": 1.0}
 
 
 register_model("autopilot", function="archsim.sim.studies.autopilot.study:evaluate_point",
                params=AutopilotParams,
-               objectives=("score", "missions", "success_rate", "success_floor",
+               objectives=("score", "fractional_missions", "missions", "success_rate", "success_floor",
                            "latency_s", "power_w", "buildable"),
                description="AutoPilot co-design point: missions of a policy on a DSL "
                            "accelerator", replace=True)
@@ -263,9 +268,13 @@ def _exhaustive_best(uav: str, env: str, *, quick: bool, slack: float
 
 
 def search_settings(sampler: str, *, quick: bool) -> OptimizeSettings:
-    """The ``[optimize]`` settings of the study's searches (TPE or random) at its budget."""
-    return OptimizeSettings(objective="score", budget=QUICK_BUDGET if quick else BUDGET,
-                            sampler=sampler, startup_trials=6)
+    """The ``[optimize]`` settings of the study's searches (TPE or random) at its budget:
+    maximize fractional missions subject to the success floor and buildability, told to the
+    sampler as constraints (by how far a design misses them) rather than as a 0 score."""
+    return OptimizeSettings(objective="fractional_missions",
+                            budget=QUICK_BUDGET if quick else BUDGET, sampler=sampler,
+                            startup_trials=(QUICK_BUDGET if quick else BUDGET) // 4,
+                            feasible=list(SEARCH_CONSTRAINTS))
 
 
 @dataclass(frozen=True)
