@@ -20,11 +20,14 @@ trials and the sampler; its ``[parameters]`` (as for a grid sweep) are the desig
 
 Why Optuna's TPE: the design spaces here are discrete and mixed (array sizes, buffer sizes,
 named policies and dataflows); the tree-structured Parzen estimator models categorical and
-ordinal parameters natively, supports constraints (``constraints_func``), is deterministic
-under a seed, and needs neither torch nor a continuous relaxation -- a GP sampler
+ordinal parameters natively, supports constraints (``Trial.set_constraint``; each
+``feasible`` expression is told by how far a point misses it, :meth:`Expression.violation`,
+so infeasible trials are ranked by their distance to feasibility), is deterministic under a
+seed, and needs neither torch nor a continuous relaxation -- a GP sampler
 (``optuna.samplers.GPSampler``, BoTorch) would need torch, and scikit-optimize is no longer
 maintained. Numeric grids are offered as ordinal indices (``suggest_int`` over the sorted
-grid) so the sampler sees their order; other values as categories.
+grid) so the sampler sees their order; other values as categories. The first
+``startup_trials`` trials are random, and so are later ones until one trial is feasible.
 
 Evaluations run through the sweep engine: each round asks ``batch`` trials, evaluates the
 points not yet in the results store (in-process or on Dask workers, as :func:`run_sweep`) and

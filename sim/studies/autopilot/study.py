@@ -315,18 +315,27 @@ def _convergence_plot(path: Path, searches: list[_Search]) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(searches), figsize=(3.2 * len(searches), 3), squeeze=False)
-    for ax, s in zip(axes[0], searches, strict=True):
+    cols = len(ENVIRONMENTS)
+    rows = math.ceil(len(searches) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows), squeeze=False,
+                             sharey=True)
+    for i, (ax, s) in enumerate(zip(axes.flat, searches, strict=False)):
         for sampler, style in (("tpe", "-"), ("random", "--")):
-            curves = np.array([[0.0 if math.isnan(v) else v for v in r.convergence()]
-                               for r in s.reports[sampler]])
-            ax.plot(np.arange(1, curves.shape[1] + 1), curves.mean(axis=0) / s.exhaustive_best,
-                    style, label=f"{sampler} (mean of {len(curves)})")
-        ax.axhline(1.0, color="k", linewidth=0.8, linestyle=":")
+            # the gap of the best feasible design so far (100% before the first feasible)
+            gaps = np.array([[100.0 if math.isnan(v) else 100 * (1 - v / s.exhaustive_best)
+                              for v in r.convergence()] for r in s.reports[sampler]])
+            ax.plot(np.arange(1, gaps.shape[1] + 1), gaps.mean(axis=0), style,
+                    label=f"{sampler} (mean of {len(gaps)})")
+        # symlog: the gaps fall from 100% to hundredths of a percent
+        ax.set_yscale("symlog", linthresh=1e-3)
+        ax.set_ylim(bottom=0.0)
         ax.set_title(f"{s.uav} / {s.env}", fontsize=8)
-        ax.set_xlabel("trial")
-        ax.set_ylabel("best score / exhaustive best")
+        if i // cols == rows - 1:
+            ax.set_xlabel("trial")
+        if i % cols == 0:
+            ax.set_ylabel("gap to the exhaustive best (%)", fontsize=8)
         ax.legend(fontsize=6)
+    fig.tight_layout()
     return save_figure(fig, path)
 
 
