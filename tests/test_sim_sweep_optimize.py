@@ -90,6 +90,47 @@ def test_minimize_and_feasibility(tmp_path: Path) -> None:
     assert low.best.value == min(t.value for t in low.trials if t.feasible)
 
 
+def test_a_constraint_violating_optimum_is_never_returned(tmp_path: Path) -> None:
+    # A tiny space whose unconstrained optimum (x = 13, y = 4, kind b) breaks g >= 0 (x <= 10).
+    xs, ys, kinds = [9, 10, 11, 12, 13], [3, 4], ["a", "b"]
+
+    def f(x: int, y: int, kind: str) -> float:  # the closed form of bowl()
+        return -(x - 13) ** 2 - 0.5 * (y - 4) ** 2 + BONUS[kind]
+
+    grid = list(itertools.product(xs, ys, kinds))
+    feasible_best = max(f(*p) for p in grid if 10 - p[0] >= 0)
+    assert max(f(*p) for p in grid) > feasible_best  # the optimum is infeasible
+    for sampler in ("tpe", "random"):
+        for seed in range(3):
+            spec = SweepSpec.from_dict({
+                "name": "tiny", "model": "bowl-test", "seed": seed,
+                "parameters": {"x": {"values": xs}, "y": {"values": ys},
+                               "kind": {"values": kinds}}})
+            report = run_optimization(spec, OptimizeSettings(
+                objective="f", budget=30, sampler=sampler, startup_trials=4,
+                feasible=["g >= 0"]), db=tmp_path / f"{sampler}{seed}.db")
+            seen = {(t.params["x"], t.params["y"], t.params["kind"]) for t in report.trials}
+            assert max(f(*p) for p in seen) > feasible_best  # it did visit a better, infeasible point
+            assert report.best is not None and report.best.params["x"] <= 10
+            assert report.best.value == max(f(*p) for p in seen if p[0] <= 10)
+            if sampler == "tpe":
+                assert report.best.value == feasible_best
+
+
+def test_tpe_starts_only_after_a_feasible_trial(tmp_path: Path) -> None:
+    # Feasible only for x >= 18 (g = 10 - x <= -8): 2 of 20 x values. Until a trial is
+    # feasible (and the startup is done), TPE's trials are random search's with the seed.
+    for seed in range(3):
+        runs = {s: run_optimization(_spec(seed), OptimizeSettings(
+            objective="f", budget=20, sampler=s, startup_trials=3, feasible=["g <= -8"]),
+            db=tmp_path / f"{s}{seed}.db") for s in ("tpe", "random")}
+        first = next((i for i, t in enumerate(runs["random"].trials) if t.feasible), 19)
+        until = max(first + 1, 3)
+        assert [t.key for t in runs["tpe"].trials[:until]] == \
+            [t.key for t in runs["random"].trials[:until]]
+        assert all(not t.feasible for t in runs["tpe"].trials[:first])
+
+
 def test_failed_points_and_parameter_constraints(tmp_path: Path) -> None:
     spec = _spec(constraints=["x != 13"])
     report = run_optimization(spec, OptimizeSettings(objective="f", budget=60),

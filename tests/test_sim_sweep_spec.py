@@ -145,6 +145,30 @@ def test_expression_evaluation():
     assert expr({"a": 1, "b": 4, "c": "z", "d": False})
 
 
+def test_expression_violation_by_hand():
+    cases = [("a >= b", {"a": 1, "b": 3}, 2.0), ("a >= b", {"a": 3, "b": 3}, 0.0),
+             ("a <= 2", {"a": 2.5}, 0.5), ("a == 2", {"a": -1}, 3.0),
+             ("0 < a < 1", {"a": 3}, 2.0),  # 0 < 3 holds, 3 < 1 misses by 2
+             ("a >= 1 and b <= 2", {"a": 0.5, "b": 4}, 2.5),
+             ("a >= 1 or b <= 2", {"a": 0.5, "b": 4}, 0.5),
+             ("a * 2 >= b", {"a": 1, "b": 5}, 3.0), ("a >= 2 ** b", {"a": 1, "b": 3}, 7.0),
+             ("c in ('x', 'y')", {"c": "z"}, 1.0), ("not d", {"d": True}, 1.0),
+             ("c != 'x'", {"c": "x"}, 1.0), ("a != 2", {"a": 2}, 1.0)]
+    for text, values, expected in cases:
+        assert Expression(text).violation(values) == expected, text
+    # a strict comparison failing on equal sides is still positive
+    assert 0.0 < Expression("a > b").violation({"a": 3, "b": 3}) < 1e-300
+
+
+def test_expression_violation_is_positive_exactly_when_false():
+    expr = Expression("a * 2 >= b and c in ('x', 'y') or not d and a < b")
+    for a, b, c, d in itertools.product([0, 1, 2.5], [0, 2, 5], ["x", "z"], [True, False]):
+        values = {"a": a, "b": b, "c": c, "d": d}
+        # Python's own evaluation of the text is the reference
+        truth = eval(expr.text, {}, dict(values))  # noqa: S307 - the test's literal text
+        assert (expr.violation(values) == 0.0) == bool(truth) == expr(values)
+
+
 # -- designs -----------------------------------------------------------------------------------
 
 

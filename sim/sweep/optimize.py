@@ -20,11 +20,14 @@ trials and the sampler; its ``[parameters]`` (as for a grid sweep) are the desig
 
 Why Optuna's TPE: the design spaces here are discrete and mixed (array sizes, buffer sizes,
 named policies and dataflows); the tree-structured Parzen estimator models categorical and
-ordinal parameters natively, supports constraints (``constraints_func``), is deterministic
-under a seed, and needs neither torch nor a continuous relaxation -- a GP sampler
+ordinal parameters natively, supports constraints (``Trial.set_constraint``; each
+``feasible`` expression is told by how far a point misses it, :meth:`Expression.violation`,
+so infeasible trials are ranked by their distance to feasibility), is deterministic under a
+seed, and needs neither torch nor a continuous relaxation -- a GP sampler
 (``optuna.samplers.GPSampler``, BoTorch) would need torch, and scikit-optimize is no longer
 maintained. Numeric grids are offered as ordinal indices (``suggest_int`` over the sorted
-grid) so the sampler sees their order; other values as categories.
+grid) so the sampler sees their order; other values as categories. The first
+``startup_trials`` trials are random, and so are later ones until one trial is feasible.
 
 Evaluations run through the sweep engine: each round asks ``batch`` trials, evaluates the
 points not yet in the results store (in-process or on Dask workers, as :func:`run_sweep`) and
@@ -203,13 +206,23 @@ def run_optimization(
     start = time.perf_counter()
     sign = 1.0 if settings.direction == "maximize" else -1.0
 
+    # The startup phase: random trials until ``startup_trials`` are told and one of them is
+    # feasible. A TPE that has seen only infeasible trials ranks them by violation alone
+    # and climbs it; where the violation is not smooth in the parameters (a success rate
+    # per named policy) it stays among near misses and can spend the budget there.
+    startup = optuna.samplers.RandomSampler(seed=spec.seed)
+    sampler: optuna.samplers.BaseSampler = startup
     if settings.sampler == "tpe":
-        sampler: optuna.samplers.BaseSampler = optuna.samplers.TPESampler(
-            seed=spec.seed, n_startup_trials=settings.startup_trials)
-    else:
-        sampler = optuna.samplers.RandomSampler(seed=spec.seed)
+        # Multivariate TPE (one joint Parzen estimator over all parameters, not one per
+        # parameter): the objectives here depend on parameters jointly (a policy's latency
+        # depends on the array it runs on). Optuna >= 4 defaults to it for one objective;
+        # stated so a change of default does not change the search. ``group`` (the
+        # decomposition of a conditional space) is not set: every trial suggests every
+        # parameter, so the space is not conditional and it would change nothing.
+        sampler = optuna.samplers.TPESampler(
+            seed=spec.seed, n_startup_trials=settings.startup_trials, multivariate=True)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(direction=settings.direction, sampler=sampler)
+    study = optuna.create_study(direction=settings.direction, sampler=startup)
 
     def suggest(trial: optuna.trial.Trial) -> dict[str, Any]:
         varied: dict[str, Any] = {}
@@ -231,6 +244,9 @@ def run_optimization(
         with _maybe_dask(mode_dask, client=client, scheduler=scheduler,
                          workers=workers) as dask_client:
             while len(trials) < settings.budget:
+                started = (len(trials) >= settings.startup_trials
+                           and any(t.feasible for t in trials))
+                study.sampler = sampler if started else startup
                 round_trials = [study.ask() for _ in range(min(settings.batch,
                                                                settings.budget - len(trials)))]
                 asked: list[tuple[optuna.trial.Trial, SweepPoint | None]] = []
@@ -262,9 +278,14 @@ def run_optimization(
                     else:
                         value = objectives[settings.objective]
                         scope = {**point.params, **objectives} if point is not None else {}
-                        ok = all(f(scope) for f in feasible)
-                        if feasible:  # Optuna's constrained TPE: <= 0 is feasible
-                            trial.set_constraint("feasible", 0.0 if ok else 1.0)
+                        # Optuna's constrained samplers (``Trial.set_constraint``, which
+                        # replaces ``constraints_func`` since Optuna 5.0): a value <= 0 is
+                        # feasible; TPE ranks infeasible trials by the sum of their
+                        # violations, so each is told by how far it misses, not as 0 or 1.
+                        violations = [f.violation(scope) for f in feasible]
+                        ok = all(v == 0.0 for v in violations)
+                        for i, v in enumerate(violations):
+                            trial.set_constraint(f"feasible[{i}]", v)
                         study.tell(trial, value)
                     if ok and (math.isnan(best) or sign * value > sign * best):
                         best = value

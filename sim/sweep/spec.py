@@ -176,6 +176,8 @@ class Expression:
         # The transformer rewrites the tree in place: after the checks above.
         bounded = ast.fix_missing_locations(_Bounded().visit(tree))
         self._code = compile(bounded, f"<{field}>", "eval")
+        self._tree = bounded
+        self._parts: dict[int, Any] = {}  # compiled sub-expressions, for violation()
 
     def _evaluate(self, code: Any, values: Mapping[str, Any]) -> Any:
         scope = {"True": True, "False": False, "None": None, **values, **_HELPERS}
@@ -196,8 +198,68 @@ class Expression:
         a :class:`ConfigError`."""
         return bool(self._evaluate(self._code, values))
 
+    def violation(self, values: Mapping[str, Any]) -> float:
+        """How far ``values`` are from satisfying the expression: ``0.0`` when it holds, a
+        positive number when it does not (what a constrained sampler such as Optuna's
+        ``Trial.set_constraint`` wants: feasible when <= 0).
+
+        A failed comparison of two numbers gives the distance between its sides (``a >= b``
+        false: ``b - a``; ``a == b`` false: ``|a - b|``), a chained comparison the sum over its
+        pairs, ``and`` the sum over its operands, ``or`` the least of its operands'; any other
+        false expression (``not``, ``in``, ``!=``, a comparison of non-numbers, a bare name)
+        gives 1.0. A strict comparison that fails on equal sides gives the smallest positive
+        float, so the result is positive exactly when :meth:`__call__` is false. Errors as
+        :meth:`__call__`; every operand of ``and``/``or`` is evaluated (no short circuit).
+        """
+        if self(values):
+            return 0.0
+        distance = self._distance(self._tree.body, values)
+        return distance if distance > 0.0 else math.ulp(0.0)
+
+    def _part(self, node: ast.expr, values: Mapping[str, Any]) -> Any:
+        code = self._parts.get(id(node))
+        if code is None:
+            code = self._parts[id(node)] = compile(ast.Expression(body=node),
+                                                   f"<{self.field}>", "eval")
+        return self._evaluate(code, values)
+
+    def _distance(self, node: ast.expr, values: Mapping[str, Any]) -> float:
+        if isinstance(node, ast.BoolOp):
+            parts = [self._distance(v, values) for v in node.values]
+            return sum(parts) if isinstance(node.op, ast.And) else min(parts)
+        if isinstance(node, ast.Compare):
+            operands = [self._part(n, values) for n in (node.left, *node.comparators)]
+            try:
+                return sum(_pair_distance(op, a, b) for op, a, b in
+                           zip(node.ops, operands, operands[1:], strict=False))
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(f"expression {self.text!r} failed on {dict(values)!r}: "
+                                  f"{exc}", field=self.field) from None
+        return 0.0 if self._part(node, values) else 1.0
+
     def __repr__(self) -> str:
         return f"Expression({self.text!r})"
+
+
+_COMPARE = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+            ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+            ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+            ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b}
+
+
+def _pair_distance(op: ast.cmpop, a: Any, b: Any) -> float:
+    """0.0 if ``a op b`` holds; else how far apart the sides are (numbers), or 1.0."""
+    if _COMPARE[type(op)](a, b):
+        return 0.0
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (a, b))
+    if not numbers or not isinstance(op, ast.Lt | ast.LtE | ast.Gt | ast.GtE | ast.Eq):
+        return 1.0
+    try:
+        gap = float(a) - float(b)
+    except OverflowError:
+        return math.inf
+    return abs(gap) if math.isfinite(gap) else math.inf
 
 
 class ParameterSpec(BaseModel):

@@ -18,8 +18,9 @@ from .study import (
     evaluate_point,
     policy_table,
     run,
+    search_settings,
 )
 
 __all__ = ["run", "ENVIRONMENTS", "MISSION_DISTANCE_M", "PUBLISHED_GAIN", "SUCCESS_SLACK",
            "AutopilotParams", "accelerator_load", "best_baseline", "design_space",
-           "evaluate_point", "policy_table"]
+           "evaluate_point", "policy_table", "search_settings"]

@@ -56,7 +56,7 @@ from ..framework import Band, Comparison, Direction, Observation, Status, StudyR
 
 __all__ = ["run", "AutopilotParams", "evaluate_point", "policy_table", "PUBLISHED_GAIN",
            "ENVIRONMENTS", "MISSION_DISTANCE_M", "SUCCESS_SLACK", "design_space",
-           "accelerator_load", "best_baseline"]
+           "accelerator_load", "best_baseline", "search_settings"]
 
 #: The paper's average gain in missions per UAV class (abstract).
 PUBLISHED_GAIN = {"nano": 2.25, "micro": 1.62, "mini": 1.43}
@@ -76,6 +76,8 @@ BUFFERS_KIB, QUICK_BUFFERS_KIB = (8, 32), (8, 16)
 #: Search budgets and seeds of the BO-vs-random comparison.
 BUDGET, QUICK_BUDGET = 24, 12
 SEEDS, QUICK_SEEDS = (0, 1, 2, 3, 4), (0, 1, 2)
+#: The searches' constraints, over the sweep model's objectives.
+SEARCH_CONSTRAINTS = ("buildable >= 1", "success_rate >= success_floor")
 #: Dataflows and tile heights (``tile_m_folds``: the GEMM tile's rows over the array's) of
 #: the accelerator grid; a point whose tile does not fit its buffers is unbuildable (score 0).
 DATAFLOWS = ("os", "ws")
@@ -119,7 +121,9 @@ def policy_table(path: str = str(_POLICY_CSV)) -> dict[str, PolicyEntry]:
 
 
 def _feasible_floor(env: str, slack: float = SUCCESS_SLACK) -> float:
-    return max(e.success[env] for e in policy_table().values()) - slack
+    # Rounded: success rates are k/20 fractions, and in binary floating point 0.8 - 0.1 is
+    # 0.7000000000000001, which would shut out a policy exactly at the floor (0.70).
+    return round(max(e.success[env] for e in policy_table().values()) - slack, 9)
 
 
 def _point(rows: int, buffer_kib: int, dataflow: str, tile_m_folds: int) -> AcceleratorPoint:
@@ -165,38 +169,39 @@ class AutopilotParams(BaseModel):
     tile_m_folds: int = 4
 
 
-_UNBUILDABLE = {"score": 0.0, "missions": 0.0, "success_rate": 0.0, "success_floor": 0.0,
-                "latency_s": 0.0, "power_w": 0.0, "buildable": 0.0}
-
-
 def evaluate_point(params: dict[str, Any], seed: int) -> dict[str, float]:
     """Sweep model function: missions of one (policy, accelerator) design (``seed`` unused:
-    the evaluation is deterministic). A point whose GEMM tile does not fit its buffers
-    cannot be built: score 0, ``buildable`` 0."""
+    the evaluation is deterministic). ``fractional_missions`` is missions per battery before
+    rounding down; ``score`` is the same, or 0 for a policy below the success floor. A point
+    whose GEMM tile does not fit its buffers cannot be built: both 0, ``buildable`` 0."""
     p = AutopilotParams.model_validate(params)
     uav = uav_class(p.uav)
     entry = policy_table()[p.policy]
+    rate, floor = entry.success[p.environment], _feasible_floor(p.environment)
     try:
         _point(p.rows, p.buffer_kib, p.dataflow, p.tile_m_folds)
     except ConfigError:
-        return dict(_UNBUILDABLE)
+        return {"score": 0.0, "fractional_missions": 0.0, "missions": 0.0,
+                "success_rate": rate, "success_floor": floor, "latency_s": 0.0,
+                "power_w": 0.0, "buildable": 0.0}
     load = accelerator_load(p.policy, p.rows, p.buffer_kib, sensor_fps=uav.sensor_fps,
                             dataflow=p.dataflow, tile_m_folds=p.tile_m_folds)
     result = evaluate_design(uav, load, distance_m=MISSION_DISTANCE_M)
-    rate, floor = entry.success[p.environment], _feasible_floor(p.environment)
     # The search's objective: missions per battery before rounding down (whole missions
-    # tie across most of the grid and would leave a search nothing to climb), 0 for a
-    # policy below the success floor (a penalty the samplers see, rather than a constraint).
+    # tie across most of the grid and would leave a search nothing to climb); the searches
+    # take the success floor and buildability as constraints (search_settings), ``score``
+    # folds them in as a 0 (the exhaustive sweep's ranking).
     fractional = (uav.battery_energy_j / result.mission_energy_j
                   if result.missions or math.isfinite(result.mission_energy_j) else 0.0)
-    return {"score": fractional if rate >= floor else 0.0, "missions": float(result.missions),
+    return {"score": fractional if rate >= floor else 0.0,
+            "fractional_missions": fractional, "missions": float(result.missions),
             "success_rate": rate, "success_floor": floor, "latency_s": load.latency_s,
             "power_w": load.power_w, "buildable": 1.0}
 
 
 register_model("autopilot", function="archsim.sim.studies.autopilot.study:evaluate_point",
                params=AutopilotParams,
-               objectives=("score", "missions", "success_rate", "success_floor",
+               objectives=("score", "fractional_missions", "missions", "success_rate", "success_floor",
                            "latency_s", "power_w", "buildable"),
                description="AutoPilot co-design point: missions of a policy on a DSL "
                            "accelerator", replace=True)
@@ -262,6 +267,16 @@ def _exhaustive_best(uav: str, env: str, *, quick: bool, slack: float
     return best
 
 
+def search_settings(sampler: str, *, quick: bool) -> OptimizeSettings:
+    """The ``[optimize]`` settings of the study's searches (TPE or random) at its budget:
+    maximize fractional missions subject to the success floor and buildability, told to the
+    sampler as constraints (by how far a design misses them) rather than as a 0 score."""
+    return OptimizeSettings(objective="fractional_missions",
+                            budget=QUICK_BUDGET if quick else BUDGET, sampler=sampler,
+                            startup_trials=(QUICK_BUDGET if quick else BUDGET) // 4,
+                            feasible=list(SEARCH_CONSTRAINTS))
+
+
 @dataclass(frozen=True)
 class _Search:
     uav: str
@@ -285,8 +300,7 @@ def _search(uav: str, env: str, out: Path, *, quick: bool) -> _Search:
         for seed in (QUICK_SEEDS if quick else SEEDS):
             seeded = SweepSpec.from_dict({**spec.model_dump(mode="json"), "seed": seed,
                                           "name": f"{spec.name}-{sampler}-{seed}"})
-            settings = OptimizeSettings(objective="score", budget=QUICK_BUDGET if quick
-                                        else BUDGET, sampler=sampler, startup_trials=6)
+            settings = search_settings(sampler, quick=quick)
             reports[sampler].append(run_optimization(seeded, settings,
                                                      db=out / f"search-{sampler}.db"))
     return _Search(uav=uav, env=env, exhaustive_best=top.objectives["score"],
@@ -301,18 +315,27 @@ def _convergence_plot(path: Path, searches: list[_Search]) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(searches), figsize=(3.2 * len(searches), 3), squeeze=False)
-    for ax, s in zip(axes[0], searches, strict=True):
+    cols = len(ENVIRONMENTS)
+    rows = math.ceil(len(searches) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows), squeeze=False,
+                             sharey=True)
+    for i, (ax, s) in enumerate(zip(axes.flat, searches, strict=False)):
         for sampler, style in (("tpe", "-"), ("random", "--")):
-            curves = np.array([[0.0 if math.isnan(v) else v for v in r.convergence()]
-                               for r in s.reports[sampler]])
-            ax.plot(np.arange(1, curves.shape[1] + 1), curves.mean(axis=0) / s.exhaustive_best,
-                    style, label=f"{sampler} (mean of {len(curves)})")
-        ax.axhline(1.0, color="k", linewidth=0.8, linestyle=":")
+            # the gap of the best feasible design so far (100% before the first feasible)
+            gaps = np.array([[100.0 if math.isnan(v) else 100 * (1 - v / s.exhaustive_best)
+                              for v in r.convergence()] for r in s.reports[sampler]])
+            ax.plot(np.arange(1, gaps.shape[1] + 1), gaps.mean(axis=0), style,
+                    label=f"{sampler} (mean of {len(gaps)})")
+        # symlog: the gaps fall from 100% to hundredths of a percent
+        ax.set_yscale("symlog", linthresh=1e-3)
+        ax.set_ylim(bottom=0.0)
         ax.set_title(f"{s.uav} / {s.env}", fontsize=8)
-        ax.set_xlabel("trial")
-        ax.set_ylabel("best score / exhaustive best")
+        if i // cols == rows - 1:
+            ax.set_xlabel("trial")
+        if i % cols == 0:
+            ax.set_ylabel("gap to the exhaustive best (%)", fontsize=8)
         ax.legend(fontsize=6)
+    fig.tight_layout()
     return save_figure(fig, path)
 
 
