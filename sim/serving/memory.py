@@ -39,6 +39,15 @@ _sum, _min, _any = np.add.reduce, np.minimum.reduce, np.logical_or.reduce
 _NO_ROWS: Rows = RunningBatch.empty_rows()
 _NO_ROWS.flags.writeable = False
 
+#: All true, read-only: admit()'s answer when every admitted row is prefilled, sliced.
+_ALL_PREFILLED = np.ones(256, bool)
+_ALL_PREFILLED.flags.writeable = False
+
+
+def _all_prefilled(n: int) -> np.ndarray:
+    """``n`` rows, every one prefilled (a read-only view while ``n`` is small)."""
+    return _ALL_PREFILLED[:n] if n <= _ALL_PREFILLED.size else np.ones(n, bool)
+
 
 @dataclass(frozen=True)
 class KVCache:
@@ -118,7 +127,8 @@ class MemoryManager(ABC):
         """Allocate for ``rows`` joining ``batch`` (and the batch's next step).
 
         Sets ``rows[BLOCKS]``; returns which rows need a prefill (the others
-        are swapped back in) and the seconds the swap-in takes.
+        are swapped back in; the mask may be read-only) and the seconds the
+        swap-in takes.
         """
 
     @abstractmethod
@@ -175,7 +185,7 @@ class ReservationManager(MemoryManager):
 
     def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
         self.reserved += int(_sum(rows[PROMPT] + rows[LIMIT]))
-        return np.ones(rows.shape[1], bool), 0.0
+        return _all_prefilled(rows.shape[1]), 0.0
 
     def check(self, iteration: int) -> None:
         if self.reserved > self.kv.capacity_tokens:
@@ -375,7 +385,7 @@ class PagedBlockManager(MemoryManager):
         rows[BLOCKS] = nb
         self.reserved += need_sum + int(_sum(nb))
         if not self._n_swapped:  # no KV cache is in host memory: every row is prefilled
-            return np.ones(nb.size, bool), 0.0
+            return _all_prefilled(nb.size), 0.0
         sw = self._swapped[ids]
         dt = 0.0
         if _any(sw):  # swap the KV cache back in; no recompute
