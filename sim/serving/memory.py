@@ -406,6 +406,11 @@ class PagedBlockManager(MemoryManager):
         # the longest run whose block growth the free pool covers (blocks after the run,
         # less those held: no row holds more than its context needs, so none shrinks)
         free = self.capacity_blocks - self.reserved
+        bt = self.block_tokens
+        # the usual case, with no per-row work: the sum of the rows' ceil((context + k - 1)
+        # / bt) is at most (context sum + rows * (k - 1 + bt - 1)) / bt, and the pool covers it
+        if (batch.context_sum + batch.size * (k + bt - 2)) // bt - self.reserved <= free:
+            return k  # grow() works out the blocks of the run it is told
         grown = self._run_blocks(batch, k)
         inc_sum = int(_sum(grown)) - self.reserved
         if inc_sum <= free:  # the usual case: the pool covers the whole run
