@@ -413,7 +413,7 @@ class PagedBlockManager(MemoryManager):
             return k  # grow() works out the blocks of the run it is told
         grown = self._run_blocks(batch, k)
         inc_sum = int(_sum(grown)) - self.reserved
-        if inc_sum <= free:  # the usual case: the pool covers the whole run
+        if inc_sum <= free:  # counted exactly, the pool still covers the whole run
             self._run = (k, batch.size, grown, inc_sum)  # grow() of the same run reuses it
             return k
         lo, hi = 1, k - 1
