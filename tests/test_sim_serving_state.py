@@ -3,7 +3,18 @@
 import numpy as np
 import pytest
 
-from archsim.sim.serving.state import BATCH_FIELDS, ID, PROMPT, RunningBatch
+from archsim.sim.serving import RequestSet
+from archsim.sim.serving.state import (
+    BATCH_FIELDS,
+    BLOCKS,
+    GENERATED,
+    ID,
+    LIMIT,
+    OUTPUT,
+    PROMPT,
+    RequestTable,
+    RunningBatch,
+)
 
 NAMES = BATCH_FIELDS.names
 
@@ -58,3 +69,18 @@ def test_gone_rows_do_not_alias_the_batch():
     np.testing.assert_array_equal(gone[ID], [0, 3])
     np.testing.assert_array_equal(gone[PROMPT], [10, 13])
     np.testing.assert_array_equal(b.id, [1, 2, 4, -1, -1, -1])
+
+
+def test_new_rows_copy_the_table_columns_as_they_are_now():
+    table = RequestTable(RequestSet(np.zeros(4), [3, 5, 7, 9], [10, 20, 30, 40]))
+    table.field("generated")[[1, 3]] = [4, 6]  # writes to the table's own columns
+    table.field("reserved_output")[:] = [11, 12, 13, 14]
+    rows = RunningBatch.new_rows(np.array([3, 1]), table)
+    np.testing.assert_array_equal(rows[ID], [3, 1])
+    np.testing.assert_array_equal(rows[PROMPT], [9, 5])
+    np.testing.assert_array_equal(rows[OUTPUT], [40, 20])
+    np.testing.assert_array_equal(rows[GENERATED], [6, 4])
+    np.testing.assert_array_equal(rows[LIMIT], [14, 12])
+    np.testing.assert_array_equal(rows[BLOCKS], [0, 0])
+    rows[GENERATED] += 1  # the rows are a copy: the table keeps its values
+    np.testing.assert_array_equal(table.field("generated"), [0, 4, 0, 6])

@@ -173,14 +173,17 @@ class _Engine:
         ng = rows[GENERATED]
         tot = rows[PROMPT] + ng
         n_i, g_pf = tot[prefill], ng[prefill]
-        if _any(g_pf):  # recompute of preempted sequences re-encodes their tokens
+        recomputed = _any(g_pf)
+        if recomputed:  # recompute of preempted sequences re-encodes their tokens
             self._wasted[new[prefill]] += np.where(g_pf > 0, n_i, 0)
         sum_n = int(_sum(n_i))
         self.t += self.cost.iteration_latency_s(float(sum_n), float(n_i.size),
                                                 float(int(n_i @ n_i)), float(sum_n))
         first = self._first
-        fresh = new[prefill & np.isnan(first[new])]
-        first[fresh] = self.t
+        if recomputed or n_i.size < new.size:
+            first[new[prefill & np.isnan(first[new])]] = self.t
+        else:  # every row is prefilled and none has generated a token: all are new
+            first[new] = self.t
         ng[prefill] += 1  # a prefill yields the first (next) token; swapped-in rows wait
         self.batch.append(rows, context_sum=int(_sum(tot)) + int(_sum(prefill)))
         self.iterations += 1
@@ -199,7 +202,8 @@ class _Engine:
         else:  # swapped-in rows decode instead
             n_i, g_pf = tot[prefill], ng[prefill]
             sum_c = ctx_run_sum + int(_sum(tot[~prefill]))
-        if _any(g_pf):  # recompute of preempted sequences re-encodes their tokens
+        recomputed = _any(g_pf)
+        if recomputed:  # recompute of preempted sequences re-encodes their tokens
             self._wasted[new[prefill]] += np.where(g_pf > 0, n_i, 0)
         sum_n = int(_sum(n_i))
         n_dec = self.batch.size + (new.size - n_i.size)
@@ -207,8 +211,10 @@ class _Engine:
             float(sum_n + n_dec), float(n_i.size + n_dec),
             float(int(n_i @ n_i) + sum_c), float(sum_n + sum_c))
         first = self._first
-        fresh = new[np.isnan(first[new])]
-        first[fresh] = self.t
+        if recomputed or n_i.size < new.size:  # some rows have had their first token
+            first[new[np.isnan(first[new])]] = self.t
+        else:  # every row is prefilled and none has generated a token: all are new
+            first[new] = self.t
         self.batch.advance(1)
         ng += 1
         # the rows' spans after this step: sum_n + (sum_c - ctx_run_sum) before it, +1 each

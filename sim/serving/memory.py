@@ -39,6 +39,15 @@ _sum, _min, _any = np.add.reduce, np.minimum.reduce, np.logical_or.reduce
 _NO_ROWS: Rows = RunningBatch.empty_rows()
 _NO_ROWS.flags.writeable = False
 
+#: All true, read-only: admit()'s answer when every admitted row is prefilled, sliced.
+_ALL_PREFILLED = np.ones(256, bool)
+_ALL_PREFILLED.flags.writeable = False
+
+
+def _all_prefilled(n: int) -> np.ndarray:
+    """``n`` rows, every one prefilled (a read-only view while ``n`` is small)."""
+    return _ALL_PREFILLED[:n] if n <= _ALL_PREFILLED.size else np.ones(n, bool)
+
 
 @dataclass(frozen=True)
 class KVCache:
@@ -118,7 +127,8 @@ class MemoryManager(ABC):
         """Allocate for ``rows`` joining ``batch`` (and the batch's next step).
 
         Sets ``rows[BLOCKS]``; returns which rows need a prefill (the others
-        are swapped back in) and the seconds the swap-in takes.
+        are swapped back in; the mask may be read-only) and the seconds the
+        swap-in takes.
         """
 
     @abstractmethod
@@ -175,7 +185,7 @@ class ReservationManager(MemoryManager):
 
     def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
         self.reserved += int(_sum(rows[PROMPT] + rows[LIMIT]))
-        return np.ones(rows.shape[1], bool), 0.0
+        return _all_prefilled(rows.shape[1]), 0.0
 
     def check(self, iteration: int) -> None:
         if self.reserved > self.kv.capacity_tokens:
@@ -242,6 +252,16 @@ class PagedBlockManager(MemoryManager):
     admitted sequences are preempted (LIFO, as vLLM): by recompute (blocks
     freed, prompt and generated tokens re-encoded on re-admission) or by swap
     (blocks copied to host memory over PCIe and back).
+
+    The accounting is incremental, resting on two invariants the engine's calls
+    keep between iterations (:meth:`consistent` checks them): :attr:`reserved` is the sum of the
+    running rows' blocks, and no row holds more blocks than its context
+    (``ceil((prompt + generated) / block_tokens)``) needs. So what the batch needs
+    for its next step, or for a run of steps, is a sum of ceilings less
+    :attr:`reserved`, with no per-row differences; the blocks each waiting request
+    needs to be admitted are kept per request (they change only when this manager
+    preempts it); and the requests in host memory are counted, so admission looks
+    them up only when there are any.
     """
 
     def __init__(self, kv: KVCache, table: RequestTable, *, block_tokens: int, swap: bool,
@@ -252,16 +272,18 @@ class PagedBlockManager(MemoryManager):
         self.swap = swap
         self.capacity_blocks = kv.capacity_tokens // block_tokens
         self.watermark_blocks = int(watermark * self.capacity_blocks)
-        self.reserved = 0  # blocks in use
-        # blocks each running row needs for its next step (None: not worked out yet)
-        self._need: np.ndarray | None = np.zeros(0, np.int64)
+        self.reserved = 0  # blocks in use: the sum of the running rows' blocks
+        # blocks each request needs to be admitted (its prompt and generated tokens)
+        self._size = self._blocks(table.field("prompt") + table.field("generated"))
+        # blocks each running row's context needs, and what the batch needs on top of the
+        # blocks it holds, for its next step (None: not worked out yet)
+        self._ctx_blocks: np.ndarray | None = np.zeros(0, np.int64)
         self._need_sum = 0
         self._batch = RunningBatch()
-        # (k, batch size, blocks per row, their sum) of the run limit_run last allowed
+        # (k, batch size, blocks per row after the run, blocks added) limit_run last allowed
         self._run: tuple[int, int, np.ndarray, int] | None = None
-        self._prompt = table.field("prompt")
-        self._generated = table.field("generated")
         self._swapped = table.field("swapped")
+        self._n_swapped = int(np.count_nonzero(self._swapped))  # requests whose KV cache is in host memory
 
     def initial_reservation(self, prompt: np.ndarray, output: np.ndarray,
                             rng: np.random.Generator) -> np.ndarray:
@@ -279,8 +301,29 @@ class PagedBlockManager(MemoryManager):
         # ceil(tokens / block_tokens) of non-negative integers, in two array operations
         return (tokens + (self.block_tokens - 1)) // self.block_tokens
 
+    def _run_blocks(self, batch: RunningBatch, k: int) -> np.ndarray:
+        """Blocks each row needs for ``k`` more decode steps (its context plus ``k - 1`` tokens)."""
+        bt = self.block_tokens
+        return (batch.prompt + batch.generated + (k - 1 + bt - 1)) // bt
+
     def sizes_of(self, ids: np.ndarray) -> np.ndarray:
-        return self._blocks(self._prompt[ids] + self._generated[ids])
+        return self._size[ids]
+
+    def consistent(self, batch: RunningBatch) -> bool:
+        """Whether the incremental accounting agrees with ``batch`` recomputed from scratch.
+
+        Holds between iterations (when :meth:`make_room` is called): :attr:`reserved`
+        must be the sum of the rows' blocks, no row may hold more blocks than its
+        context needs, and the kept admission sizes of the unfinished requests and the
+        swapped count must be those of the request table.
+        """
+        t = self.table
+        left = np.isnan(t.field("finish_s"))
+        size = self._blocks(t.field("prompt")[left] + t.field("generated")[left])
+        return (self.reserved == int(np.sum(batch.blocks))
+                and bool(np.all(batch.blocks <= self._blocks(batch.context)))
+                and np.array_equal(self._size[left], size)
+                and self._n_swapped == int(np.count_nonzero(self._swapped)))
 
     def _swap_s(self, blocks: float) -> float:
         return blocks * self.block_tokens * self.kv.kv_bytes_per_token \
@@ -290,58 +333,65 @@ class PagedBlockManager(MemoryManager):
         self._batch = batch
         self._run = None
         if batch.size == 0:
-            self._need, self._need_sum = np.zeros(0, np.int64), 0
+            self._ctx_blocks, self._need_sum = np.zeros(0, np.int64), 0
             return _NO_ROWS, 0.0
         free = self.capacity_blocks - self.reserved
         if batch.size <= free:
             # a row's blocks hold its cached tokens, so its next step needs at most one more
-            # block: nothing to preempt; what each row needs is worked out if admission asks
-            self._need = None
+            # block: nothing to preempt; what the rows need is worked out if admission asks
+            self._ctx_blocks = None
             return _NO_ROWS, 0.0
-        held = batch.blocks
-        need = np.maximum(self._blocks(batch.context) - held, 0)
-        need_sum = int(_sum(need))
+        ctx_blocks = self._blocks(batch.context)
+        need_sum = int(_sum(ctx_blocks)) - self.reserved
         victims = _NO_ROWS
         dt = 0.0
         if need_sum > free:  # preempt the most recently admitted (vLLM)
+            held = batch.blocks
+            need = ctx_blocks - held
             tail_need = np.concatenate(([0], np.cumsum(need[::-1])))
             tail_held = np.concatenate(([0], np.cumsum(held[::-1])))
             keep = batch.size - int(np.argmax(need_sum - tail_need <= free + tail_held))
             victims = batch.truncate(keep)
             freed = int(_sum(victims[BLOCKS]))
             self.reserved -= freed
+            ids = victims[ID]
+            # the engine records the victims' generated tokens: re-admission needs their blocks
+            self._size[ids] = self._blocks(victims[PROMPT] + victims[GENERATED])
             if self.swap:
                 dt = self._swap_s(freed)
-                self._swapped[victims[ID]] = True
-            need = need[:keep]
-            need_sum = int(_sum(need))
-        self._need, self._need_sum = need, need_sum
+                self._swapped[ids] = True
+                self._n_swapped += ids.size
+            ctx_blocks = ctx_blocks[:keep]
+            need_sum = int(_sum(need[:keep]))
+        self._ctx_blocks, self._need_sum = ctx_blocks, need_sum
         return victims, dt
 
     def _next_need(self) -> tuple[np.ndarray, int]:
-        """Blocks each running row needs for its next step, and their sum."""
-        if self._need is None:
-            b = self._batch
-            need = np.maximum(self._blocks(b.context) - b.blocks, 0)
-            self._need, self._need_sum = need, int(_sum(need))
-        return self._need, self._need_sum
+        """Blocks each running row's context needs, and what the batch needs on top of its own."""
+        if self._ctx_blocks is None:
+            ctx_blocks = self._blocks(self._batch.context)
+            self._ctx_blocks, self._need_sum = ctx_blocks, int(_sum(ctx_blocks)) - self.reserved
+        return self._ctx_blocks, self._need_sum
 
     def free_for_admission(self) -> float:
         return self.capacity_blocks - self.reserved - self._next_need()[1] - self.watermark_blocks
 
     def admit(self, batch: RunningBatch, rows: Rows) -> tuple[np.ndarray, float]:
-        need, need_sum = self._next_need()
-        batch.blocks += need
-        nb = self._blocks(rows[PROMPT] + rows[GENERATED])
+        ctx_blocks, need_sum = self._next_need()
+        if need_sum:
+            batch.blocks[:] = ctx_blocks  # every running row now holds its context's blocks
+        ids = rows[ID]
+        nb = self._size[ids]
         rows[BLOCKS] = nb
         self.reserved += need_sum + int(_sum(nb))
-        if not self.swap:  # by recompute: no KV cache is ever in host memory
-            return np.ones(nb.size, bool), 0.0
-        sw = self._swapped[rows[ID]]
+        if not self._n_swapped:  # no KV cache is in host memory: every row is prefilled
+            return _all_prefilled(nb.size), 0.0
+        sw = self._swapped[ids]
         dt = 0.0
         if _any(sw):  # swap the KV cache back in; no recompute
             dt = self._swap_s(float(_sum(nb[sw])))
-            self._swapped[rows[ID][sw]] = False
+            self._swapped[ids[sw]] = False
+            self._n_swapped -= int(np.count_nonzero(sw))
         return ~sw, dt
 
     def check(self, iteration: int) -> None:
@@ -353,37 +403,43 @@ class PagedBlockManager(MemoryManager):
     def limit_run(self, batch: RunningBatch, k: int) -> int:
         if k <= 1:
             return k
-        # the longest run whose block growth the free pool covers
+        # the longest run whose block growth the free pool covers (blocks after the run,
+        # less those held: no row holds more than its context needs, so none shrinks)
         free = self.capacity_blocks - self.reserved
-        ctx, held = batch.context, batch.blocks
-        inc = np.maximum(self._blocks(ctx + (k - 1)) - held, 0)
-        inc_sum = int(_sum(inc))
-        if inc_sum <= free:  # the usual case: the pool covers the whole run
-            self._run = (k, batch.size, inc, inc_sum)  # grow() of the same run reuses it
+        bt = self.block_tokens
+        # the usual case, with no per-row work: the sum of the rows' ceil((context + k - 1)
+        # / bt) is at most (context sum + rows * (k - 1 + bt - 1)) / bt, and the pool covers it
+        if (batch.context_sum + batch.size * (k + bt - 2)) // bt - self.reserved <= free:
+            return k  # grow() works out the blocks of the run it is told
+        grown = self._run_blocks(batch, k)
+        inc_sum = int(_sum(grown)) - self.reserved
+        if inc_sum <= free:  # counted exactly, the pool still covers the whole run
+            self._run = (k, batch.size, grown, inc_sum)  # grow() of the same run reuses it
             return k
         lo, hi = 1, k - 1
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if int(_sum(np.maximum(self._blocks(ctx + (mid - 1)) - held, 0))) <= free:
+            if int(_sum(self._run_blocks(batch, mid))) - self.reserved <= free:
                 lo = mid
             else:
                 hi = mid - 1
         return lo
 
     def fits(self, ids: np.ndarray) -> np.ndarray:
-        return self.sizes_of(ids) <= self.capacity_blocks - self.reserved - self.watermark_blocks
+        return self._size[ids] <= self.capacity_blocks - self.reserved - self.watermark_blocks
 
     def grow(self, batch: RunningBatch, k: int, iteration: int) -> None:
-        held = batch.blocks
         run, self._run = self._run, None
         if run is not None and run[0] == k and run[1] == batch.size:
-            _, _, inc, inc_sum = run  # limit_run priced this very run: blocks to add per row
-            held += inc
-            self.reserved += inc_sum
+            _, _, grown, inc_sum = run  # limit_run priced this very run
+        elif k == 1 and self._ctx_blocks is not None:
+            grown, inc_sum = self._ctx_blocks, self._need_sum  # make_room's next step
         else:
-            grown = np.maximum(self._blocks(batch.context + (k - 1)), held)
-            self.reserved += int(_sum(grown - held))
-            held[:] = grown
+            grown = self._run_blocks(batch, k)
+            inc_sum = int(_sum(grown)) - self.reserved
+        if inc_sum:
+            batch.blocks[:] = grown
+            self.reserved += inc_sum
         if self.reserved > self.capacity_blocks:
             raise SimulationError("KV-cache blocks exceed capacity", signal="kv_cache",
                                   cycle=iteration, expected=self.capacity_blocks,

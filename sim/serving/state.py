@@ -44,6 +44,10 @@ _sum = np.add.reduce
 #: Row of each field of :data:`BATCH_FIELDS` in a :data:`Rows` block.
 ID, PROMPT, OUTPUT, GENERATED, LIMIT, BLOCKS = range(len(_BATCH_NAMES))
 
+#: Request fields copied into a row entering the batch, in the order of its fields
+#: PROMPT to LIMIT (``reserved_output`` is the row's ``limit``).
+_ENTERING = ("prompt", "output", "generated", "reserved_output")
+
 #: Rows entering or leaving the running batch: an int64 ``(fields, rows)`` block, one
 #: contiguous row per field of :data:`BATCH_FIELDS` (``rows[PROMPT]``: the prompts), so
 #: moving rows in or out of the batch is one copy of a block.
@@ -53,12 +57,16 @@ Rows = np.ndarray
 class RequestTable:
     """Every request's record (:data:`REQUEST_FIELDS`), indexed by request id."""
 
-    __slots__ = ("columns", "_n")
+    __slots__ = ("columns", "_n", "_entering")
 
     def __init__(self, requests: RequestSet) -> None:
         n = len(requests)
+        # the fields a row entering the batch copies, stacked in the batch's order (rows
+        # PROMPT to LIMIT of a Rows block), so the copy is one take of columns
+        self._entering = np.zeros((len(_ENTERING), n), np.int64)
         cols = {name: np.zeros(n, REQUEST_FIELDS.fields[name][0])  # type: ignore[index]
-                for name in REQUEST_FIELDS.names or ()}
+                for name in REQUEST_FIELDS.names or () if name not in _ENTERING}
+        cols.update(zip(_ENTERING, self._entering, strict=True))
         cols["arrival_s"][:] = requests.arrival_s
         cols["prompt"][:] = requests.prompt_tokens
         cols["output"][:] = requests.output_tokens
@@ -181,12 +189,8 @@ class RunningBatch:
     @staticmethod
     def new_rows(ids: np.ndarray, table: RequestTable) -> Rows:
         """Records for requests ``ids`` entering the batch (generated as recorded)."""
-        c = table.columns
         rows = np.empty((len(_BATCH_NAMES), len(ids)), np.int64)
         rows[ID] = ids
-        c["prompt"].take(ids, out=rows[PROMPT])
-        c["output"].take(ids, out=rows[OUTPUT])
-        c["generated"].take(ids, out=rows[GENERATED])
-        c["reserved_output"].take(ids, out=rows[LIMIT])
+        table._entering.take(ids, axis=1, out=rows[PROMPT:LIMIT + 1])
         rows[BLOCKS] = 0
         return rows
