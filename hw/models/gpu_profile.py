@@ -31,7 +31,6 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import nnls
 
 from ...errors import ConfigError
 from ...operators import dtype_bytes
@@ -349,6 +348,9 @@ class AttentionProfile:
         """``(launch_s, s_per_flop, s_per_kv_byte, s_per_token_byte)`` of the fitted law."""
         cached = self.__dict__.get("_coefficients")
         if cached is None:
+            # scipy.optimize only when a profile is fitted: hw.models is on the start-up path
+            from scipy.optimize import nnls
+
             terms = self._terms(self.tokens, self.attn_pairs, self.context_tokens)
             design = np.column_stack([np.ones_like(self.time_s), *terms])
             prefill = np.array([p == _PREFILL for p in self.phase])
