@@ -490,13 +490,15 @@ def _alternatives(model: GuessModel, g: GuessedInstr, fresh: str,
     opts = opts if opts is not None else SketchOptions()
     alts: list[tuple[list[Line], list[str]]] = []
     top = model.candidates(g.source)[:3]
-    extra: list[tuple[list[Line], list[str]]] = []
-    if opts.guess_holes and (own := guess_holes(g.lines, f"{fresh}_o")) is not None:
-        extra.append(own)
-    if opts.pair_expansion and (pair := pair_expansion(g.source, f"{fresh}_p")) is not None:
-        extra.append(pair)
+    # The new hole kinds come after the sketches without them, so that where the old search
+    # found a proof it still finds the same one within the block's query budget: a pair's
+    # expansion, templates with memory-offset holes, then GUESS's lines with holes.
+    pair = pair_expansion(g.source, f"{fresh}_p") if opts.pair_expansion else None
+    memory: list[tuple[list[Line], list[str]]] = [] if pair is None else [pair]
+    own = guess_holes(g.lines, f"{fresh}_o") if opts.guess_holes else None
+    extra: list[tuple[list[Line], list[str]]] = [] if own is None else [own]
     if not top:
-        return extra, "" if extra else "no-template"
+        return memory + extra, "" if memory or extra else "no-template"
     errors: list[str] = []
     if compare is not None and g.source.mnemonic.startswith("b."):
         for j, (template, p, _) in enumerate(top):
@@ -519,9 +521,11 @@ def _alternatives(model: GuessModel, g: GuessedInstr, fresh: str,
                 except DSLError as exc:
                     errors.append(str(exc))
                     continue
+                deferred = any(isinstance(o, Mem) and o.hole is not None for ln in lines
+                               if isinstance(ln, Instr) for o in ln.operands)
                 for variant in (_branch_variants(lines) if backoff else [lines]):
-                    alts.append((variant, holes))
-    alts.extend(extra)
+                    (memory if deferred else alts).append((variant, holes))
+    alts.extend(memory + extra)
     if alts:
         return alts, ""
     return [], ("memory-offset-literal" if any("memory offset" in e for e in errors)
