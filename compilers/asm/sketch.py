@@ -591,9 +591,10 @@ def _solver_live(live: _Live | None) -> tuple[list[str] | None, list[str]]:
 
 
 def _diagnose(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInstr],
-              trace: _Trace, flags_in: bool, live: list[_Live] | None
+              trace: _Trace, flags_in: bool, live: list[_Live] | None, pairs: bool = False
               ) -> tuple[str, str]:
-    """The cause (:data:`CAUSES`) and instruction of a failed repair, most specific first."""
+    """The cause (:data:`CAUSES`) and instruction of a failed repair, most specific first
+    (``pairs``: a refuted ``stp``/``ldp`` line was searched like a flagged one)."""
     if trace.cause:
         return trace.cause, trace.detail
     if flags_in:
@@ -603,7 +604,8 @@ def _diagnose(model: GuessModel, block_src: list[Instr], guessed: list[GuessedIn
     for k, g in enumerate(guessed):
         # An unflagged instruction is fixed in every sketch: if its own lines are not
         # equivalent to it, no completion of the holes can prove the block.
-        if _flagged(g) or _uses_flags(g.source) or not g.lines:
+        if _flagged(g) or _uses_flags(g.source) or not g.lines or (
+                pairs and g.source.mnemonic in _PAIRS):
             continue
         if _refuted(g, live[k] if live is not None else None):
             return "wrong-unflagged-line", str(g.source)
@@ -687,7 +689,8 @@ def sketch(model: GuessModel, source: Program, guess: Guess, *,
                 n = len(block.instrs) - (block.instrs[-1].mnemonic in _CALLS)
                 cause, detail = _diagnose(model, block.instrs[:n], guessed[:n], trace,
                                           entry and not prefix,
-                                          live[:n] if live is not None else None)
+                                          live[:n] if live is not None else None,
+                                          opts.pair_expansion)
                 result.outcomes.append(BlockOutcome(name, b, False, cause, detail))
                 lines.extend(current)
                 continue
