@@ -36,12 +36,15 @@ from .symbolic import check_equivalence, fill_holes
 
 __all__ = ["SketchResult", "SketchOptions", "BlockOutcome", "CAUSES", "sketch",
            "unflagged_failures", "guess_holes", "pair_expansion", "check_call_block",
+           "register_variants", "MAX_REGISTER_VARIANTS",
            "MAX_SKETCHES", "MAX_QUERIES"]
 
 #: Solver queries (proofs or hole fillings) per flagged block (assumed).
 MAX_QUERIES = 40
 #: Candidate combinations tried per block.
 MAX_SKETCHES = 96
+#: Register-hole completions tried per instruction (assumed).
+MAX_REGISTER_VARIANTS = 24
 _BRANCHES = ("beq", "bne", "blt", "bge", "bltu", "bgeu")
 _ALL_BRANCHES = _BRANCHES + ("bgt", "ble", "bgtu", "bleu")
 _RV_BRANCH_Z = {"beqz": "beq", "bnez": "bne", "bltz": "blt", "bgez": "bge", "blez": "ble",
@@ -55,6 +58,9 @@ _FLAG_MNEMONICS = _FLAG_WRITERS | _FLAG_READERS
 _MAP = {k: v for k, v in REG_MAP.items() if k != "xzr"}
 _SHIFTS = {"slli": 63, "srli": 63, "srai": 63, "slliw": 31, "srliw": 31, "sraiw": 31}
 _PAIRS = ("stp", "ldp")
+#: No register holes for these: each wrong completion is a multiplication/division query,
+#: which runs to z3's resource limit.
+_NONLINEAR = frozenset({"mul", "madd", "msub", "mneg", "smulh", "umulh", "sdiv", "udiv"})
 _CALLS = ("bl", "blr")
 
 
@@ -134,6 +140,11 @@ class SketchOptions:
     memory_offset_holes : bool
         An unsure literal offset of a template's load/store becomes a hole (a stack slot of
         the frame save/restore) instead of the template being dropped.
+    register_holes : bool
+        A flagged instruction none of whose candidates is proven alone is tried again with
+        each register operand of its candidates (at most :data:`MAX_REGISTER_VARIANTS`
+        in all) any image of its source registers (a temporary gcc used, or the wrong
+        source slot); not for multiplications and divisions (solver cost).
     guess_holes : bool
         GUESS's own lines of a flagged instruction are also a sketch, with every load/store
         offset (memory-offset holes) and every ``addi`` immediate adding to or setting
@@ -154,6 +165,7 @@ class SketchOptions:
     live_widths: bool = True
     block_fallback: bool = False
     memory_offset_holes: bool = True
+    register_holes: bool = True
     guess_holes: bool = True
     call_blocks: bool = True
     pair_expansion: bool = True
@@ -273,6 +285,48 @@ def pair_expansion(ins: Instr, fresh: str) -> tuple[list[Line], list[str]] | Non
     return lines, [*names, wb]
 
 
+def register_variants(alts: Sequence[tuple[list[Line], list[str]]], source: Instr
+                      ) -> list[tuple[list[Line], list[str]]]:
+    """``alts`` with their register operands (also memory bases) replaced by the images
+    of ``source``'s registers, every assignment but the given one, in order (at most
+    :data:`MAX_REGISTER_VARIANTS`; ``sp``, ``zero`` and ``ra`` keep their roles)."""
+    images: list[Reg] = []
+    for op in source.operands:
+        for r in ([op] if isinstance(op, Reg) else [op.base, op.index] if isinstance(op, Mem)
+                  else []):
+            if isinstance(r, Reg) and r.name in _MAP and Reg(_MAP[r.name]) not in images:
+                images.append(Reg(_MAP[r.name]))
+    out: list[tuple[list[Line], list[str]]] = []
+    seen: set[tuple[object, ...]] = set()
+    for lines, holes in alts:
+        spots = [(n, j) for n, ln in enumerate(lines) if isinstance(ln, Instr)
+                 for j, o in enumerate(ln.operands) if _renamable(o)]
+        if not spots or any(isinstance(ln, LabelDef) for ln in lines):
+            continue
+        for pick in itertools.product(images, repeat=len(spots)):
+            new = [ln for ln in lines]
+            for (n, j), reg in zip(spots, pick, strict=True):
+                ins = new[n]
+                assert isinstance(ins, Instr)
+                ops = list(ins.operands)
+                o = ops[j]
+                ops[j] = Mem(reg, o.offset, hole=o.hole) if isinstance(o, Mem) else reg
+                new[n] = Instr(ins.mnemonic, tuple(ops), ins.line, ins.file)  # type: ignore[arg-type]
+            key = tuple((ln.mnemonic, ln.operands) for ln in new if isinstance(ln, Instr))
+            if new == lines or key in seen:
+                continue
+            seen.add(key)
+            out.append((new, holes))
+            if len(out) >= MAX_REGISTER_VARIANTS:
+                return out
+    return out
+
+
+def _renamable(op: object) -> bool:
+    reg = op.base if isinstance(op, Mem) and op.index is None else op
+    return isinstance(reg, Reg) and reg.name not in ("sp", "zero", "ra")
+
+
 def check_call_block(block_src: Sequence[Instr], lines: Sequence[Line], *,
                      live: _Live | None = None, prefix: Sequence[Instr] = ()) -> bool | None:
     """Is the RV64 block ``lines`` (ending in ``call f``) equivalent to the AArch64 block
@@ -357,6 +411,12 @@ def _repair(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInst
             one = _first_proven([g.source], [[a] for a in alts], trace,
                                 live[k] if live is not None else None,
                                 opts.memory_offset_holes)
+            if one is None and opts.register_holes and g.source.mnemonic not in _NONLINEAR:
+                # none proven as GUESS named its registers: each register operand may be
+                # any source register's image (a register hole, enumerated)
+                one = _first_proven([g.source], [[a] for a in register_variants(
+                    alts, g.source)], trace, live[k] if live is not None else None,
+                    opts.memory_offset_holes)
             if one is not None:
                 options.append([(one, [])])
                 continue
