@@ -197,3 +197,27 @@ def test_pair_expansion_holes_take_the_architectural_offsets(src, want):
     lines, holes = pair_expansion(ins, "p")
     values = fill_holes([ins], lines, holes=holes, reg_map=MAP, probe_stores=True)
     assert values == {f"p_{k}": v for k, v in want.items()}
+
+
+def test_register_hole_repairs_guess_slot_error_in_a_call_block():
+    # ack -O0 block 5: GUESS has no right template for `sub x19, x0, 1` (its candidates
+    # write x0 or read x1: gcc's RV64 used a temporary there); a register hole finds s1/a0.
+    from archsim.compilers.asm.guess import train_guess
+
+    instrs, code = _corpus_block("ackermann_small", "ack", 5)
+    assert [str(i) for i in instrs][:2] == ["ldr x0, [sp, 40]", "sub x19, x0, 1"]
+    model = train_guess(load_corpus("train"), alias_keys=True)
+    # a return after the call reads x19 (callee-saved, AAPCS64), so it is live at the call
+    ret = parse(".type f, %function\nf:\nret\n", isa="aarch64").functions["f"].instrs
+    prog = Program("aarch64", "test", {"f": Function("f", [*instrs, *ret])})
+    guess = model.translate(prog)
+    assert guess.aligned["f"][1].flagged
+    off = sketch(model, prog, guess, options=SketchOptions(register_holes=False))
+    assert [(o.fixed, o.cause) for o in off.outcomes][0] == (False, "unpaired-register")
+    result = sketch(model, prog, guess)
+    assert [o.fixed for o in result.outcomes] == [True, True]  # the block, then the ret
+    lines = [ln for ln in result.program.functions["f"].lines if isinstance(ln, Instr)][:-1]
+    assert [str(i) for i in lines[1:2]] == ["addi s1, a0, -1"]
+    live = AT_CALL + ["x19"]
+    assert check_call_block(instrs, lines, live={r: 64 for r in live})
+    _emulate_equal(code[:-4], lines[:-1], live)
