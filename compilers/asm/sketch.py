@@ -241,7 +241,7 @@ def guess_holes(lines: Sequence[Line], fresh: str) -> tuple[list[Line], list[str
             name = f"{fresh}_f{len(holes)}"
             ops[2] = Hole(name)
             holes.append(name)
-        out.append(Instr(ln.mnemonic, tuple(ops), ln.line, ln.file))  # type: ignore[arg-type]
+        out.append(Instr(ln.mnemonic, tuple(ops), ln.line, ln.file))
     return (out, holes) if holes else None
 
 
@@ -311,7 +311,7 @@ def register_variants(alts: Sequence[tuple[list[Line], list[str]]], source: Inst
                 ops = list(ins.operands)
                 o = ops[j]
                 ops[j] = Mem(reg, o.offset, hole=o.hole) if isinstance(o, Mem) else reg
-                new[n] = Instr(ins.mnemonic, tuple(ops), ins.line, ins.file)  # type: ignore[arg-type]
+                new[n] = Instr(ins.mnemonic, tuple(ops), ins.line, ins.file)
             key = tuple((ln.mnemonic, ln.operands) for ln in new if isinstance(ln, Instr))
             if new == lines or key in seen:
                 continue
