@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...errors import DSLError
-from .baseline import REG_MAP
+from .baseline import REG_MAP, SCRATCH
 from .blocks import Block, basic_blocks, is_control
 from .guess import (
     Guess,
@@ -145,6 +145,10 @@ class SketchOptions:
         each register operand of its candidates (at most :data:`MAX_REGISTER_VARIANTS`
         in all) any image of its source registers (a temporary gcc used, or the wrong
         source slot); not for multiplications and divisions (solver cost).
+    compare_immediates : bool
+        A conditional branch after ``cmp xN, imm`` (imm nonzero) may also read ``aN`` and
+        the scratch register ``t6`` loaded with ``imm`` right before it (gcc's
+        ``li a5, imm; ble a0, a5``).
     guess_holes : bool
         GUESS's own lines of a flagged instruction are also a sketch, with every load/store
         offset (memory-offset holes) and every ``addi`` immediate adding to or setting
@@ -166,6 +170,7 @@ class SketchOptions:
     block_fallback: bool = False
     memory_offset_holes: bool = True
     register_holes: bool = True
+    compare_immediates: bool = True
     guess_holes: bool = True
     call_blocks: bool = True
     pair_expansion: bool = True
@@ -400,7 +405,8 @@ def _repair(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInst
             options.append([(g.lines, [])])
             continue
         alts, why = _alternatives(model, g, f"{fresh}_{k}",
-                                  _compare_operands([*prefix, *block_src[:k]]),
+                                  _compare_operands([*prefix, *block_src[:k]],
+                                                    opts.compare_immediates),
                                   scratch=opts.scratch_registers, opts=opts)
         if not alts:
             trace.cause, trace.detail = why, str(g.source)
@@ -497,9 +503,15 @@ def _uses_flags(ins: Instr) -> bool:
     return m.startswith("b.") or m in _FLAG_MNEMONICS
 
 
-def _compare_operands(before: Sequence[Instr]) -> tuple[Reg, Reg] | None:
+_Compare = tuple[Reg, Reg, Imm | None]
+
+
+def _compare_operands(before: Sequence[Instr], immediates: bool = False) -> _Compare | None:
     """The RV64 images of the operands of the last compare in ``before`` (register or zero
-    second operand), which a conditional branch after it reads through the flags."""
+    second operand), which a conditional branch after it reads through the flags; with
+    ``immediates``, a nonzero immediate second operand becomes the scratch register
+    :data:`~archsim.compilers.asm.baseline.SCRATCH` (outside the register map, so never
+    live-out) loaded with it (the third element)."""
     for ins in reversed(before):
         if ins.mnemonic in _COMPARES:
             ops = [o for o in ins.operands if not isinstance(o, Shift)]
@@ -507,21 +519,26 @@ def _compare_operands(before: Sequence[Instr]) -> tuple[Reg, Reg] | None:
                 return None
             first = Reg(_MAP[ops[0].name])
             if isinstance(ops[1], Reg) and ops[1].name in _MAP:
-                return first, Reg(_MAP[ops[1].name])
+                return first, Reg(_MAP[ops[1].name]), None
             second = ops[1]
             if (isinstance(second, Imm) and second.value == 0) or (
                     isinstance(second, Reg) and second.name == "xzr"):
-                return first, Reg("zero")
+                return first, Reg("zero"), None
+            if immediates and isinstance(second, Imm) and len(ops) == len(ins.operands):
+                return first, Reg(SCRATCH), second
             return None
         if _uses_flags(ins):
             return None  # another flag writer/reader in between: not a plain compare
     return None
 
 
-def _carried(lines: list[Line], ops: tuple[Reg, Reg]) -> list[list[Line]]:
-    """``lines`` with their conditional branch reading the compare's operands ``ops`` (the
-    flags carried from the compare into the branch): the guessed opcode first, then every
-    other signed/unsigned relation, each in both operand orders."""
+def _carried(lines: list[Line], compare: _Compare) -> list[list[Line]]:
+    """``lines`` with their conditional branch reading the compare's operands (the flags
+    carried from the compare into the branch): the guessed opcode first, then every other
+    signed/unsigned relation, each in both operand orders; a compare immediate is loaded
+    into its scratch register right before the branch."""
+    ops = compare[:2]
+    setup = [] if compare[2] is None else [Instr("li", (compare[1], compare[2]))]
     out: list[list[Line]] = []
     for n, ln in enumerate(lines):
         if not isinstance(ln, Instr) or not ln.operands or not isinstance(ln.operands[-1], Sym):
@@ -533,13 +550,13 @@ def _carried(lines: list[Line], ops: tuple[Reg, Reg]) -> list[list[Line]]:
         for mnem in (m,) + tuple(b for b in _ALL_BRANCHES if b != m):
             for a, b in (ops, ops[::-1]):
                 alt = list(lines)
-                alt[n] = Instr(mnem, (a, b, target), ln.line, ln.file)
+                alt[n:n + 1] = [*setup, Instr(mnem, (a, b, target), ln.line, ln.file)]
                 out.append(alt)
     return out
 
 
 def _alternatives(model: GuessModel, g: GuessedInstr, fresh: str,
-                  compare: tuple[Reg, Reg] | None = None, *, scratch: bool = False,
+                  compare: _Compare | None = None, *, scratch: bool = False,
                   opts: SketchOptions | None = None
                   ) -> tuple[list[tuple[list[Line], list[str]]], str]:
     """GUESS's top templates for ``g`` with holes, every ambiguous-slot choice, (for

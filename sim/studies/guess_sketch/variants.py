@@ -26,7 +26,7 @@ __all__ = ["VARIANTS", "run_variants"]
 #: The hole kinds of the memory/calls revision, off in the earlier variants (so their rows
 #: reproduce the earlier table).
 _NEW = {"memory_offset_holes": False, "guess_holes": False, "call_blocks": False,
-        "pair_expansion": False, "register_holes": False}
+        "pair_expansion": False, "register_holes": False, "compare_immediates": False}
 _OFF = {"carry_flags": False, "scratch_registers": False, "liveness": False,
         "live_widths": False, "block_fallback": False} | _NEW
 _AK = {"alias_keys": True}
@@ -46,9 +46,10 @@ VARIANTS: dict[str, tuple[dict[str, bool], dict[str, bool]]] = {
     # memory/calls revision, on top of carry+live+alias-keys
     "+offsets": (_AK, _OFFSETS),
     "+offsets+calls": (_AK, _OFFSETS | {"call_blocks": True}),
-    "+offsets+calls+pairs": (_AK, {"register_holes": False}),
-    "+offsets+calls+pairs+registers": (_AK, {}),  # the study's configuration
-    "+offsets+calls+pairs+registers+scratch": (_AK, {"scratch_registers": True}),
+    "+offsets+calls+pairs": (_AK, {"register_holes": False, "compare_immediates": False}),
+    "+offsets+calls+pairs+registers": (_AK, {"compare_immediates": False}),
+    "+offsets+calls+pairs+registers+cmp-imm": (_AK, {}),  # the study's configuration
+    "+offsets+calls+pairs+registers+cmp-imm+scratch": (_AK, {"scratch_registers": True}),
 }
 
 
