@@ -19,7 +19,8 @@ from unicorn import riscv_const as rvc
 from archsim.compilers.asm.baseline import REG_MAP
 from archsim.compilers.asm.blocks import basic_blocks
 from archsim.compilers.asm.corpus import load_corpus
-from archsim.compilers.asm.guess import Guess, GuessedInstr, GuessModel
+from archsim.compilers.asm.evaluate import execution_equivalent
+from archsim.compilers.asm.guess import Guess, GuessedInstr, GuessModel, train_guess
 from archsim.compilers.asm.ir import Function, Instr, Program
 from archsim.compilers.asm.parse import parse, rv_reg
 from archsim.compilers.asm.rv_encode import assemble
@@ -199,14 +200,16 @@ def test_pair_expansion_holes_take_the_architectural_offsets(src, want):
     assert values == {f"p_{k}": v for k, v in want.items()}
 
 
-def test_register_hole_repairs_guess_slot_error_in_a_call_block():
+@pytest.fixture(scope="module")
+def model():
+    return train_guess(load_corpus("train"), alias_keys=True)
+
+
+def test_register_hole_repairs_guess_slot_error_in_a_call_block(model):
     # ack -O0 block 5: GUESS has no right template for `sub x19, x0, 1` (its candidates
     # write x0 or read x1: gcc's RV64 used a temporary there); a register hole finds s1/a0.
-    from archsim.compilers.asm.guess import train_guess
-
     instrs, code = _corpus_block("ackermann_small", "ack", 5)
     assert [str(i) for i in instrs][:2] == ["ldr x0, [sp, 40]", "sub x19, x0, 1"]
-    model = train_guess(load_corpus("train"), alias_keys=True)
     # a return after the call reads x19 (callee-saved, AAPCS64), so it is live at the call
     ret = parse(".type f, %function\nf:\nret\n", isa="aarch64").functions["f"].instrs
     prog = Program("aarch64", "test", {"f": Function("f", [*instrs, *ret])})
@@ -221,3 +224,24 @@ def test_register_hole_repairs_guess_slot_error_in_a_call_block():
     live = AT_CALL + ["x19"]
     assert check_call_block(instrs, lines, live={r: 64 for r in live})
     _emulate_equal(code[:-4], lines[:-1], live)
+
+
+def test_compare_immediate_branch_reads_the_loaded_scratch_register(model):
+    # factorial -O2 starts `cmp x0, 1; b.le .L4`: GUESS's branch reads the wrong registers
+    # and its cmp template is empty (gcc's RV64 code is `li a5, 1; ble a0, a5, .L4`)
+    unit = next(u for u in load_corpus() if u.name == "factorial")
+    src = unit.variants["aarch64-O2"].program()
+    assert [str(i) for i in src.functions["factorial"].instrs[:2]] == ["cmp x0, 1",
+                                                                       "b.le .L4"]
+    guess = model.translate(src)
+    off = sketch(model, src, guess, options=SketchOptions(compare_immediates=False))
+    assert not off.outcomes[0].fixed and off.outcomes[0].block == 0
+    result = sketch(model, src, guess)
+    assert all(o.fixed for o in result.outcomes)
+    head = [str(i) for i in result.program.functions["factorial"].lines
+            if isinstance(i, Instr)][:2]
+    assert head[0] == "li t6, 1" and "t6" in head[1]
+    # the whole function against gcc's AArch64 binary under unicorn (the independent check)
+    ran, equal, first = execution_equivalent(unit, "O2", result.program, n_inputs=20,
+                                             seed=0)
+    assert ran == equal == 20, first
