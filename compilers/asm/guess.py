@@ -215,10 +215,12 @@ class GuessModel:
     def instantiate(self, template: Template, ins: Instr, fresh: str, *,
                     holes: bool = False, p: float = 1.0, key: tuple[object, ...] = (),
                     choices: dict[tuple[int, int], int] | None = None,
-                    scratch: bool = False
+                    scratch: bool = False, memory_holes: bool = True
                     ) -> tuple[list[Line], list[float | None], list[str]]:
         """Lines of ``template`` for ``ins`` with per-line confidence; with ``holes``, unsure
-        literal immediates become :class:`Hole` s (their names are returned). An ambiguous
+        literal immediates become :class:`Hole` s (their names are returned; one in a memory
+        operand's offset is the operand's ``hole``, unless ``memory_holes`` is False: then
+        the template is refused with a ``memory offset`` error). An ambiguous
         slot token takes its first slot unless ``choices[(line, token)]`` picks another.
         With ``scratch``, each unpaired register (:func:`uses_unpaired_register`) becomes the
         next of :data:`SCRATCH_REGS` (the same one at each use)."""
@@ -280,7 +282,10 @@ class GuessModel:
                 off, c2 = op(t[2], where + ("o",))  # type: ignore[arg-type]
                 assert isinstance(base, Reg)
                 if isinstance(off, Hole):
-                    raise DSLError("memory offset hole")  # not part of the sketch language
+                    if not memory_holes:
+                        raise DSLError("memory offset hole")
+                    # an unsure stack offset (frame save/restore): a memory-offset hole
+                    return Mem(base, 0, hole=off), c1
                 assert isinstance(off, Imm)
                 return Mem(base, off.value), min(c1, c2)
             if kind == "Y":

@@ -65,11 +65,22 @@ class Shift:
 
 
 @dataclass(frozen=True)
+class Hole:
+    """An unknown immediate of a sketch, filled in by the solver (RV64 operands only)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"??{self.name}"
+
+
+@dataclass(frozen=True)
 class Mem:
     """A memory operand: ``base + offset`` or ``base + (index <extend/shift>)``.
 
     ``mode`` is ``"offset"``, ``"pre"`` (AArch64 ``[x1, 16]!``: base updated first) or
-    ``"post"`` (``[x1], 16``: base updated after the access).
+    ``"post"`` (``[x1], 16``: base updated after the access). ``hole`` (RV64 sketches only)
+    makes the offset an unknown the solver fills in (``offset`` is then ignored).
     """
 
     base: Reg
@@ -77,8 +88,11 @@ class Mem:
     index: Reg | None = None
     shift: Shift | None = None
     mode: str = "offset"
+    hole: Hole | None = None
 
     def __str__(self) -> str:
+        if self.hole is not None:
+            return f"[{self.base}, {self.hole}]"
         if self.index is not None:
             tail = f", {self.shift}" if self.shift is not None else ""
             return f"[{self.base}, {self.index}{tail}]"
@@ -96,16 +110,6 @@ class Cond:
 
     def __str__(self) -> str:
         return self.code
-
-
-@dataclass(frozen=True)
-class Hole:
-    """An unknown immediate of a sketch, filled in by the solver (RV64 operands only)."""
-
-    name: str
-
-    def __str__(self) -> str:
-        return f"??{self.name}"
 
 
 Operand = Reg | Imm | Sym | Shift | Mem | Cond | Hole

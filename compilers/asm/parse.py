@@ -283,7 +283,7 @@ def format_instr(instr: Instr, *, isa: str) -> str:
     parts = []
     for op in instr.operands:
         if isinstance(op, Mem):
-            parts.append(f"{op.offset}({op.base})")
+            parts.append(f"{op.hole if op.hole is not None else op.offset}({op.base})")
         else:
             parts.append(str(op))
     return f"{instr.mnemonic}\t" + ",".join(parts) if parts else instr.mnemonic

@@ -111,6 +111,8 @@ class _Enc:
             raise self.err(f"operand {k + 1} must be offset(reg)")
         m = ops[k]
         assert isinstance(m, Mem)
+        if m.hole is not None:
+            raise self.err(f"offset {m.hole} is an unfilled sketch hole")
         if not _fits(m.offset, 12):
             raise self.err(f"offset {m.offset} does not fit 12 signed bits")
         return m.offset, rv_reg(m.base.name)

@@ -447,7 +447,7 @@ def _rv_step(x: _RV, ins: Instr) -> None:  # noqa: C901 - one case per mnemonic
     if m in _RV_LOADS or m in _RV_STORES:
         mem = ops[1]
         assert isinstance(mem, Mem)
-        a = x.read(mem.base) + mem.offset
+        a = x.read(mem.base) + (hole_var(mem.hole.name) if mem.hole is not None else mem.offset)
         if m in _RV_LOADS:
             n, signed = _RV_LOADS[m]
             x.write(ops[0], _resize(_load(st.mem, a, n), 64, signed=signed))
@@ -587,10 +587,27 @@ def hole_var(name: str) -> z3.BitVecRef:
     return z3.BitVec("hole_" + name, 64)
 
 
+def _store_addresses(mem: z3.ExprRef, limit: int = 256) -> list[z3.ExprRef]:
+    """The byte addresses stored to in the array term ``mem`` (through ``If`` joins)."""
+    out: list[z3.ExprRef] = []
+    todo = [mem]
+    while todo and len(out) < limit:
+        m = todo.pop()
+        if z3.is_store(m):
+            if all(m.arg(1).get_id() != a.get_id() for a in out):
+                out.append(m.arg(1))
+            todo.append(m.arg(0))
+        elif z3.is_app_of(m, z3.Z3_OP_ITE):
+            todo.extend((m.arg(1), m.arg(2)))
+    return out
+
+
 def _checks(a64: Sequence[Line], rv: Sequence[Line], reg_map: Mapping[str, str],
             live_out: Sequence[str] | None, compare_memory: bool,
-            low32: Collection[str] = ()) -> list[tuple[str, z3.BoolRef]] | None:
-    """The per-output equalities of an equivalence query (None: only one block branches)."""
+            low32: Collection[str] = (), stores: list[z3.ExprRef] | None = None
+            ) -> list[tuple[str, z3.BoolRef]] | None:
+    """The per-output equalities of an equivalence query (None: only one block branches);
+    ``stores`` (when given) receives the byte addresses either block stores to."""
     sa, sb = initial_state("aarch64", "a_"), initial_state("riscv64", "r_")
     for ar, rr in reg_map.items():
         if ar not in sa.regs or rr not in sb.regs:
@@ -605,6 +622,8 @@ def _checks(a64: Sequence[Line], rv: Sequence[Line], reg_map: Mapping[str, str],
         if ar in low32:  # only the W view is read later
             a, b = z3.Extract(31, 0, a), z3.Extract(31, 0, b)
         checks.append((ar, a == b))
+    if stores is not None:
+        stores.extend(_store_addresses(fa.mem) + _store_addresses(fb.mem))
     if compare_memory:
         probe = z3.BitVec("probe_addr", 64)
         checks.append(("memory", z3.Select(fa.mem, probe) == z3.Select(fb.mem, probe)))
@@ -663,7 +682,8 @@ def check_equivalence(a64: Sequence[Line], rv: Sequence[Line], *,
 def fill_holes(a64: Sequence[Line], rv: Sequence[Line], *, holes: Sequence[str],
                reg_map: Mapping[str, str], bounds: Mapping[str, tuple[int, int]] | None = None,
                live_out: Sequence[str] | None = None, low32: Collection[str] = (),
-               max_rounds: int = 12, timeout_ms: int = 3000) -> dict[str, int] | None:
+               max_rounds: int = 12, timeout_ms: int = 3000,
+               probe_stores: bool = False) -> dict[str, int] | None:
     """Values for the holes of the RV64 sketch ``rv`` that make it equivalent to ``a64`` for
     all inputs, by counterexample-guided synthesis; None when there are none (or the solver
     gives up).
@@ -672,8 +692,15 @@ def fill_holes(a64: Sequence[Line], rv: Sequence[Line], *, holes: Sequence[str],
     the solver for an input on which the completed block still differs. ``bounds`` limits a
     hole to a signed range (what its instruction field can encode); ``live_out`` and
     ``low32`` as in :func:`check_equivalence`.
+
+    Memory is compared at one probe address, so a counterexample alone pins down little of
+    a memory-offset hole; with ``probe_stores`` each counterexample's inputs are also added
+    with the probe at every byte address either block stores to (more instances of the
+    same universally quantified specification, so the result is as sound; it only needs
+    fewer rounds).
     """
-    checks = _checks(a64, rv, reg_map, live_out, True, low32)
+    stores: list[z3.ExprRef] = []
+    checks = _checks(a64, rv, reg_map, live_out, True, low32, stores)
     if checks is None:
         return None
     spec = z3.And(*[c for _, c in checks])
@@ -706,6 +733,12 @@ def fill_holes(a64: Sequence[Line], rv: Sequence[Line], *, holes: Sequence[str],
         model = verify.model()
         sample = [(x, model.eval(x, model_completion=True)) for x in inputs]
         synth.add(z3.substitute(spec, *sample) if sample else spec)
+        if probe_stores:
+            probe = inputs[-1]
+            fixed = sample[:-1]  # every input but the probe address
+            for addr in stores:
+                at = z3.substitute(addr, *fixed)
+                synth.add(z3.substitute(spec, *fixed, (probe, at)))
         if synth.check() != z3.sat:
             return None
         m = synth.model()

@@ -143,8 +143,16 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
         "SKETCH holes: unsure literal immediates, ambiguous register slots, compare-branch "
         "opcodes of back-off templates, a conditional branch reading the compare's operands "
         "(also a predecessor block's compare: NZCV carried across the block boundary), "
-        "unpaired template registers as scratch t6/t5/t4; at most 40 solver queries per "
-        "flagged block (assumed)",
+        "unpaired template registers as scratch t6/t5/t4 (off), load/store offsets "
+        "(memory-offset holes) and sp adjustments (frame-size holes) of templates and of "
+        "GUESS's own lines, stp/ldp as two accesses with hole offsets and write-back (ARM "
+        "ARM semantics; also when GUESS's confident line is refuted); at most 40 solver "
+        "queries per flagged block (assumed)",
+        "SKETCH proves a block ending in bl f on its body (registers live at the call: "
+        "x0-x7, sp, what is live across it; all of memory) with the call as call f: "
+        "AAPCS64 and the RV64 psABI pass and return in mapped registers and the map sends "
+        "callee-saved registers to callee-saved ones; that the callee is translated "
+        "equivalently is checked only by emulating the whole program",
         "SKETCH proves a block equal to its source on the registers live after it (AAPCS64 "
         "liveness: x0 and callee-saved registers read at a return, x0-x7 at a call), a "
         "register read later only as a W register on its low 32 bits",

@@ -23,20 +23,33 @@ from .study import N_INPUTS, TEST_SETS
 
 __all__ = ["VARIANTS", "run_variants"]
 
+#: The hole kinds of the memory/calls revision, off in the earlier variants (so their rows
+#: reproduce the earlier table).
+_NEW = {"memory_offset_holes": False, "guess_holes": False, "call_blocks": False,
+        "pair_expansion": False, "register_holes": False, "compare_immediates": False}
 _OFF = {"carry_flags": False, "scratch_registers": False, "liveness": False,
-        "live_widths": False, "block_fallback": False}
+        "live_widths": False, "block_fallback": False} | _NEW
+_AK = {"alias_keys": True}
+_OFFSETS = _NEW | {"memory_offset_holes": True, "guess_holes": True}
 
 #: name -> (train_guess keyword arguments, SketchOptions keyword arguments)
 VARIANTS: dict[str, tuple[dict[str, bool], dict[str, bool]]] = {
     "before": ({}, _OFF),
     "carry": ({}, _OFF | {"carry_flags": True}),
     "carry+scratch": ({}, _OFF | {"carry_flags": True, "scratch_registers": True}),
-    "carry+live": ({}, {}),
-    "carry+live+alias-keys": ({"alias_keys": True}, {}),  # the study's configuration
-    "carry+live+calibrated": ({"calibrate": True}, {}),
-    "carry+live+alias-keys+calibrated": ({"alias_keys": True, "calibrate": True}, {}),
-    "carry+live+alias-keys+scratch": ({"alias_keys": True}, {"scratch_registers": True}),
-    "carry+live+alias-keys+fallback": ({"alias_keys": True}, {"block_fallback": True}),
+    "carry+live": ({}, _NEW),
+    "carry+live+alias-keys": (_AK, _NEW),
+    "carry+live+calibrated": ({"calibrate": True}, _NEW),
+    "carry+live+alias-keys+calibrated": (_AK | {"calibrate": True}, _NEW),
+    "carry+live+alias-keys+scratch": (_AK, _NEW | {"scratch_registers": True}),
+    "carry+live+alias-keys+fallback": (_AK, _NEW | {"block_fallback": True}),
+    # memory/calls revision, on top of carry+live+alias-keys
+    "+offsets": (_AK, _OFFSETS),
+    "+offsets+calls": (_AK, _OFFSETS | {"call_blocks": True}),
+    "+offsets+calls+pairs": (_AK, {"register_holes": False, "compare_immediates": False}),
+    "+offsets+calls+pairs+registers": (_AK, {"compare_immediates": False}),
+    "+offsets+calls+pairs+registers+cmp-imm": (_AK, {}),  # the study's configuration
+    "+offsets+calls+pairs+registers+cmp-imm+scratch": (_AK, {"scratch_registers": True}),
 }
 
 
