@@ -49,6 +49,30 @@ _SHAPE_COLUMNS = ("n_head", "n_kv_head", "n_embd", "n_expanded_embd", "vocab_siz
 _MS = 1e-3
 
 
+def _check_degree(tensor_parallel: object) -> int:
+    if isinstance(tensor_parallel, bool) or not isinstance(tensor_parallel, int) \
+            or tensor_parallel < 1:
+        raise ConfigError(f"tensor_parallel must be a positive int, not {tensor_parallel!r}",
+                          field="tensor_parallel")
+    return tensor_parallel
+
+
+def _read_table(path: Path, what: str, required: list[str]) -> list[dict[str, str]]:
+    """The rows of a CSV table that has every ``required`` column."""
+    try:
+        with path.open(newline="") as f:
+            reader = csv.DictReader(f)
+            header = list(reader.fieldnames or [])
+            rows = list(reader)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what}: {exc.strerror}", file=str(path)) from None
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise ConfigError(f"{what} lacks column(s) {', '.join(missing)}", file=str(path),
+                          field=missing[0])
+    return rows
+
+
 @dataclass(frozen=True)
 class KernelProfile:
     """Measured median kernel times of one transformer layer vs the number of tokens.
@@ -93,26 +117,12 @@ class KernelProfile:
             (naming the line and column), mixes model shapes, or has fewer than two token
             counts at ``tensor_parallel`` (naming the degrees it has).
         """
-        if isinstance(tensor_parallel, bool) or not isinstance(tensor_parallel, int) \
-                or tensor_parallel < 1:
-            raise ConfigError(f"tensor_parallel must be a positive int, not {tensor_parallel!r}",
-                              field="tensor_parallel")
+        _check_degree(tensor_parallel)
         path = Path(path)
-        try:
-            with path.open(newline="") as f:
-                reader = csv.DictReader(f)
-                header = list(reader.fieldnames or [])
-                rows = list(reader)
-        except OSError as exc:
-            raise ConfigError(f"cannot read kernel profile: {exc.strerror}",
-                              file=str(path)) from None
         time_columns = {k: f"time_stats.{k}.median" for k in (_EMBEDDING, *LAYER_KERNELS)}
-        required = [*time_columns.values(), *_SHAPE_COLUMNS, "use_gated_mlp", "num_tokens",
-                    "num_tensor_parallel_workers"]
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise ConfigError(f"kernel profile lacks column(s) {', '.join(missing)}",
-                              file=str(path), field=missing[0])
+        rows = _read_table(path, "kernel profile",
+                           [*time_columns.values(), *_SHAPE_COLUMNS, "use_gated_mlp",
+                            "num_tokens", "num_tensor_parallel_workers"])
         sums: dict[int, np.ndarray] = {}
         counts: dict[int, int] = {}
         shapes: set[tuple[int, int, int, int, int, bool]] = set()
@@ -185,14 +195,6 @@ class KernelProfile:
         return self.kernel_time_s(_EMBEDDING, tokens)
 
 
-def _check_degree(tensor_parallel: object) -> int:
-    if isinstance(tensor_parallel, bool) or not isinstance(tensor_parallel, int) \
-            or tensor_parallel < 1:
-        raise ConfigError(f"tensor_parallel must be a positive int, not {tensor_parallel!r}",
-                          field="tensor_parallel")
-    return tensor_parallel
-
-
 #: Phase labels of :class:`AttentionProfile` rows.
 _PREFILL, _DECODE = "prefill", "decode"
 
@@ -261,21 +263,10 @@ class AttentionProfile:
         """
         _check_degree(tensor_parallel)
         path = Path(path)
-        try:
-            with path.open(newline="") as f:
-                reader = csv.DictReader(f)
-                header = list(reader.fieldnames or [])
-                rows = list(reader)
-        except OSError as exc:
-            raise ConfigError(f"cannot read attention profile: {exc.strerror}",
-                              file=str(path)) from None
-        required = ["n_embd", "n_q_head", "n_kv_head", "num_tensor_parallel_workers",
-                    "is_prefill", "batch_size", "prefill_chunk_size", "kv_cache_size",
-                    "time_stats.attn_prefill.median", "time_stats.attn_decode.median"]
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise ConfigError(f"attention profile lacks column(s) {', '.join(missing)}",
-                              file=str(path), field=missing[0])
+        rows = _read_table(path, "attention profile",
+                           ["n_embd", "n_q_head", "n_kv_head", "num_tensor_parallel_workers",
+                            "is_prefill", "batch_size", "prefill_chunk_size", "kv_cache_size",
+                            "time_stats.attn_prefill.median", "time_stats.attn_decode.median"])
         phases: list[str] = []
         counts: list[tuple[int, int, int]] = []
         times: list[float] = []
