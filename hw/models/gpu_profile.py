@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -71,6 +72,22 @@ def _read_table(path: Path, what: str, required: list[str]) -> list[dict[str, st
         raise ConfigError(f"{what} lacks column(s) {', '.join(missing)}", file=str(path),
                           field=missing[0])
     return rows
+
+
+def _rows_at_degree(rows: list[dict[str, str]], tensor_parallel: int, degrees: set[int],
+                    path: Path) -> Iterator[tuple[int, dict[str, str]]]:
+    """``(line number, row)`` of the rows measured at ``tensor_parallel``; every degree seen
+    is added to ``degrees``."""
+    column = "num_tensor_parallel_workers"
+    for lineno, row in enumerate(rows, start=2):
+        try:
+            degree = int(row[column])
+        except (TypeError, ValueError):
+            raise ConfigError(f"line {lineno}: {column} must be a number, not "
+                              f"{row.get(column)!r}", file=str(path), field=column) from None
+        degrees.add(degree)
+        if degree == tensor_parallel:
+            yield lineno, row
 
 
 @dataclass(frozen=True)
@@ -128,13 +145,8 @@ class KernelProfile:
         shapes: set[tuple[int, int, int, int, int, bool]] = set()
         degrees: set[int] = set()
         kernels = list(time_columns)
-        for lineno, row in enumerate(rows, start=2):
-            column = "num_tensor_parallel_workers"
+        for lineno, row in _rows_at_degree(rows, tensor_parallel, degrees, path):
             try:
-                degree = int(row[column])
-                degrees.add(degree)
-                if degree != tensor_parallel:
-                    continue
                 column = "num_tokens"
                 tokens = int(row[column])
                 values = []
@@ -272,13 +284,8 @@ class AttentionProfile:
         times: list[float] = []
         shapes: set[tuple[int, int, int]] = set()
         degrees: set[int] = set()
-        for lineno, row in enumerate(rows, start=2):
-            column = "num_tensor_parallel_workers"
+        for lineno, row in _rows_at_degree(rows, tensor_parallel, degrees, path):
             try:
-                degree = int(row[column])
-                degrees.add(degree)
-                if degree != tensor_parallel:
-                    continue
                 column = "is_prefill"
                 flag = row[column].strip().lower()
                 if flag not in ("true", "false"):
