@@ -11,7 +11,6 @@ import pytest
 from archsim.errors import ConfigError
 from archsim.sim.studies.flash_attention import flash_attention, reference_attention
 from archsim.sim.studies.flash_attention.training import (
-    ABLATION_VARIANTS,
     FLASH_ROUNDINGS,
     PAIR_FLASH,
     PAIR_FLASH_ALL_OPS,
@@ -192,6 +191,27 @@ def test_keep_fp32_removes_exactly_that_rounding():
     # With only "out" left in, D reads the FP32 O: the gradients stay exact (above).
 
 
+def test_flash_ablation_ratios():
+    text = encode_chars("the cat sat on the mat. " * 40)
+    cfg = TinyGPTConfig(vocab_size=len(VOCAB), seq_len=16, d_model=16, n_heads=2)
+    variants = [("itself", Numerics(precision="bf16")),
+                ("flash fp32", Numerics(precision="fp32", kernel="flash", tile=4)),
+                ("flash", Numerics(precision="bf16", kernel="flash", tile=4))]
+    rows = flash_ablation(config=cfg, token_ids=text, spec=TrainSpec(steps=10, batch=2),
+                          seeds=[0, 1], variants=variants, every=5)
+    assert [(r["variant"], r["seed"]) for r in rows] == [
+        (v, s) for s in (0, 1) for v in ("itself", "flash fp32", "flash", "baseline-BF16",
+                                         "baseline-FP32")]
+    by = {(r["variant"], r["seed"]): r for r in rows}
+    for seed in (0, 1):
+        # Baseline-BF16 against itself is 1 exactly; the FP32 Flash run sits at FP32
+        # rounding distance from FP32 training, far below BF16's.
+        assert by["itself", seed]["ratio"] == by["itself", seed]["ratio_last"] == 1.0
+        assert by["flash fp32", seed]["ratio"] < 1e-2 < by["flash", seed]["ratio"]
+        assert by["itself", seed]["loss_last"] == by["baseline-BF16", seed]["loss_last"]
+        assert all(r["cpu_s"] > 0 for r in rows)
+
+
 def test_weight_wasserstein_closed_form():
     rng = np.random.default_rng(4)
     a = {"x": rng.standard_normal((5, 4)), "y": rng.standard_normal(7)}
@@ -252,7 +272,7 @@ def test_bad_arguments():
         Numerics(precision="bf16", keep_fp32=frozenset({"ds"}))
     with pytest.raises(ConfigError, match="give at least one seed"):
         flash_ablation(config=TINY, token_ids=np.zeros(40, np.int64),
-                       spec=TrainSpec(steps=1, batch=1), tile=4, seeds=[])
+                       spec=TrainSpec(steps=1, batch=1), seeds=[], variants=[])
     with pytest.raises(ConfigError, match="d_model 10 is not a multiple of n_heads 4"):
         TinyGPTConfig(vocab_size=5, seq_len=4, d_model=10, n_heads=4)
     with pytest.raises(ConfigError, match="steps must be a positive integer, not 0"):

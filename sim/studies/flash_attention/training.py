@@ -78,7 +78,7 @@ __all__ = [
     "PAIR_FLASH_PDELTA",
     "training_setup",
     "run_setup",
-    "ABLATION_VARIANTS",
+    "ablation_variants",
     "flash_ablation",
 ]
 
@@ -677,41 +677,46 @@ def run_setup(setup: TrainingSetup, *, seed: int,
                         progress=progress)
 
 
-#: The Flash rounding ablation's variants: label and the roundings kept in FP32.
-ABLATION_VARIANTS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("flash (all roundings)", frozenset()),
-    *((f"keep {site} FP32", frozenset({site})) for site in FLASH_ROUNDINGS),
-    ("keep all six FP32", frozenset(FLASH_ROUNDINGS)),
-)
+def ablation_variants(*, tile: int, seq_len: int) -> tuple[tuple[str, Numerics], ...]:
+    """The Flash rounding ablation's runs (label, numerics), all BF16 ``fp32_state``: Flash
+    with all its roundings, with each of :data:`FLASH_ROUNDINGS` kept in FP32 alone, with
+    all of them kept; Flash with one tile of ``seq_len`` (no online rescaling); and a
+    control, baseline attention with every softmax step rounded (``all_ops``): another
+    BF16 rounding pattern of the same kernel, to show how far the ratio moves by chance."""
+    def flash(keep: frozenset[str] = frozenset(), t: int = tile) -> Numerics:
+        return Numerics(precision="bf16", kernel="flash", tile=t, keep_fp32=keep)
+
+    return (("flash (all roundings)", flash()),
+            *((f"keep {site} FP32", flash(frozenset({site}))) for site in FLASH_ROUNDINGS),
+            ("keep all six FP32", flash(frozenset(FLASH_ROUNDINGS))),
+            (f"flash, one tile of {seq_len}", flash(t=seq_len)),
+            ("control: baseline all_ops", Numerics(precision="bf16", mode="all_ops")))
 
 
-def flash_ablation(*, config: TinyGPTConfig, token_ids: Array, spec: TrainSpec, tile: int,
-                   seeds: Sequence[int], every: int = 5,
-                   variants: Sequence[tuple[str, frozenset[str]]] = ABLATION_VARIANTS,
-                   ) -> list[dict[str, float | int | str]]:
+def flash_ablation(*, config: TinyGPTConfig, token_ids: Array, spec: TrainSpec,
+                   seeds: Sequence[int], variants: Sequence[tuple[str, Numerics]],
+                   every: int = 5) -> list[dict[str, float | int | str]]:
     """Which BF16 rounding of the Flash path makes Flash-BF16 training drift from FP32.
 
-    For each seed, trains (one init, one data order) baseline-BF16, baseline-FP32 and one
-    Flash-BF16 run per variant (``fp32_state``; ``variants``: label and
-    :attr:`Numerics.keep_fp32`), and takes, per variant, the geometric mean over the
-    recorded steps of W(variant vs FP32) / W(baseline-BF16 vs FP32) (weight Wasserstein
-    distances, :func:`weight_wasserstein`). Returns one row per variant and seed: variant,
-    seed, ratio, ratio_last (last step), loss_last, cpu_s (the variant's training CPU s).
+    For each seed, trains (one init, one data order) baseline-BF16, baseline-FP32 and each
+    of ``variants`` (label, numerics; e.g. :func:`ablation_variants`), and takes, per
+    variant, the geometric mean over the recorded steps of W(variant vs FP32) /
+    W(baseline-BF16 vs FP32) (weight Wasserstein distances, :func:`weight_wasserstein`).
+    Returns one row per run and seed: variant, seed, ratio, ratio_last (last step),
+    loss_last, cpu_s (the run's training CPU s); the two references are rows too.
     """
     if not seeds:
         raise ConfigError("give at least one seed", field="seeds")
     fp32 = Numerics(precision="fp32")
     base = Numerics(precision="bf16")
-    runs = [(label, Numerics(precision="bf16", kernel="flash", tile=tile, keep_fp32=keep))
-            for label, keep in variants]
     pairs = [PairSpec(name="baseline", a=base, b=fp32)]
-    pairs += [PairSpec(name=label, a=n, b=fp32) for label, n in runs]
+    pairs += [PairSpec(name=label, a=n, b=fp32) for label, n in variants]
     rows: list[dict[str, float | int | str]] = []
     for seed in seeds:
         res = train_paired(config=config, token_ids=token_ids, spec=spec, pairs=pairs,
                            seed=seed, every=every)
         low = res.series("baseline")
-        for label, n in runs:
+        for label, n in variants:
             ratio = res.series(label) / low
             rows.append({"variant": label, "seed": seed,
                          "ratio": float(np.exp(np.mean(np.log(ratio)))),
