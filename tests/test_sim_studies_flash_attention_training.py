@@ -24,6 +24,7 @@ from archsim.sim.studies.flash_attention.training import (
     PairSpec,
     TinyGPTConfig,
     TrainSpec,
+    ablation_variants,
     attention_backward,
     attention_forward,
     encode_chars,
@@ -300,3 +301,14 @@ def test_setups_and_shipped_full_run(tmp_path):
     _, comps, obs, assumptions, path = _training_part(quick=False, seed=0, out_dir=tmp_path)
     assert len(comps) == 2 and all(c.status == c.expected for c in comps)
     assert path.is_file() and obs and assumptions
+    # The shipped ablation (bench/flash_attention_ablation.py): every variant, 3 seeds.
+    from archsim.sim.studies.flash_attention.study import ABLATION_CSV, TRAINING_DATA, _read_csv
+
+    rows = _read_csv(TRAINING_DATA / ABLATION_CSV)
+    labels = [label for label, _ in ablation_variants(tile=full.tile,
+                                                      seq_len=full.config.seq_len)]
+    assert sorted({r["variant"] for r in rows}) == sorted(labels
+                                                          + ["baseline-BF16", "baseline-FP32"])
+    assert all(sorted(r["seed"] for r in rows if r["variant"] == v) == [0, 1, 2]
+               for v in labels)
+    assert sum(o.metric.startswith("Ablation") for o in obs) == len(labels)
