@@ -658,10 +658,10 @@ def _ablation_observations(*, quick: bool, seed: int) -> list[Observation]:
             continue
         ratio = np.array([float(r["ratio"]) for r in rows if r["variant"] == variant])
         obs.append(Observation(
-            metric=f"Ablation, W(Flash-BF16 {variant} vs FP32) / W(baseline-BF16 vs FP32)"
+            metric=f"Ablation, Flash-BF16 '{variant}': W(vs FP32) / W(baseline-BF16 vs FP32)"
             if not variant.startswith("control") else
-            f"Ablation, W({variant.removeprefix('control: ')} BF16 vs FP32) / "
-            "W(baseline-BF16 vs FP32) (control)",
+            f"Ablation, control '{variant.removeprefix('control: ')}' BF16: W(vs FP32) / "
+            "W(baseline-BF16 vs FP32)",
             ours=float(ratio.mean()), unit="x",
             note=f"{where}; geometric mean over steps, mean over {len(ratio)} seeds; range "
                  f"{ratio.min():.2f}-{ratio.max():.2f}"))
