@@ -11,6 +11,7 @@ import pytest
 from archsim.errors import ConfigError
 from archsim.sim.studies.flash_attention import flash_attention, reference_attention
 from archsim.sim.studies.flash_attention.training import (
+    FLASH_ROUNDINGS,
     PAIR_FLASH,
     PAIR_FLASH_ALL_OPS,
     PAIR_FLASH_BF16_FP32,
@@ -23,9 +24,11 @@ from archsim.sim.studies.flash_attention.training import (
     PairSpec,
     TinyGPTConfig,
     TrainSpec,
+    ablation_variants,
     attention_backward,
     attention_forward,
     encode_chars,
+    flash_ablation,
     init_params,
     loss_and_grads,
     train_paired,
@@ -134,6 +137,82 @@ def test_bf16_training_rounds_what_it_says(kernel):
         assert np.linalg.norm(g[name] - g32[name]) <= 0.1 * np.linalg.norm(g32[name])
 
 
+def _attention_fp64(q, k, v, do):
+    """Causal softmax attention and its gradients in float64, written out with numpy."""
+    q, k, v, do = (np.asarray(a, np.float64) for a in (q, k, v, do))
+    n = q.shape[-2]
+    s = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
+    s = np.where(np.triu(np.ones((n, n), bool), 1), -np.inf, s)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    o = p @ v
+    dp = do @ np.swapaxes(v, -1, -2)
+    ds = p * (dp - (dp * p).sum(-1, keepdims=True)) / math.sqrt(q.shape[-1])
+    return o, (ds @ k, np.swapaxes(ds, -1, -2) @ q, np.swapaxes(p, -1, -2) @ do)
+
+
+def _rel_err(a, b):
+    return float(np.abs(a - b).max() / np.abs(b).max())
+
+
+def test_keep_fp32_removes_exactly_that_rounding():
+    q, k, v = (_bf16(a) for a in _qkv(shape=(2, 2, 40, 8), seed=7))
+    do = _bf16(np.random.default_rng(8).standard_normal(q.shape))
+    o_ref, g_ref = _attention_fp64(q, k, v, do)
+
+    def run(keep):
+        num = Numerics(precision="bf16", kernel="flash", tile=8, keep_fp32=frozenset(keep))
+        out, saved = attention_forward(q, k, v, numerics=num)
+        return out, attention_backward(do, saved, numerics=num)
+
+    # Inputs BF16, every Flash-path rounding kept in FP32: the kernel is float64 attention
+    # to FP32 accuracy (fwd and bwd); with its roundings, it is off at BF16 level (2^-9).
+    out, grads = run(FLASH_ROUNDINGS)
+    assert _rel_err(out, o_ref) < 1e-5
+    assert all(_rel_err(g, r) < 1e-5 for g, r in zip(grads, g_ref, strict=True))
+    out, grads = run(())
+    assert _rel_err(out, o_ref) > 5e-4 and np.array_equal(_bf16(out), out)
+    assert all(_rel_err(g, r) > 5e-4 for g, r in zip(grads, g_ref, strict=True))
+    # Leaving one rounding in: exactly the results it feeds are off at BF16 level again
+    # (O's rounding hides D's read of O, so "out_delta" is left in together with "out").
+    # dV = P^T dO does not read D.
+    cases = {"p_fwd": ({"p_fwd"}, {"out", "dq", "dk"}),  # O, and D from O
+             "out": ({"out"}, {"out"}),
+             "out_delta": ({"out", "out_delta"}, {"out", "dq", "dk"}),
+             "p_bwd": ({"p_bwd"}, {"dv"}),
+             "ds": ({"ds"}, {"dq", "dk"}),
+             "grads": ({"grads"}, {"dq", "dk", "dv"})}
+    assert set(cases) == set(FLASH_ROUNDINGS)
+    for site, (left_in, hit) in cases.items():
+        out, (dq, dk, dv) = run(set(FLASH_ROUNDINGS) - left_in)
+        errs = {"out": _rel_err(out, o_ref), "dq": _rel_err(dq, g_ref[0]),
+                "dk": _rel_err(dk, g_ref[1]), "dv": _rel_err(dv, g_ref[2])}
+        assert all(errs[n] > 1e-4 for n in hit), (site, errs)
+        assert all(errs[n] < 1e-5 for n in set(errs) - hit), (site, errs)
+    # With only "out" left in, D reads the FP32 O: the gradients stay exact (above).
+
+
+def test_flash_ablation_ratios():
+    text = encode_chars("the cat sat on the mat. " * 40)
+    cfg = TinyGPTConfig(vocab_size=len(VOCAB), seq_len=16, d_model=16, n_heads=2)
+    variants = [("itself", Numerics(precision="bf16")),
+                ("flash fp32", Numerics(precision="fp32", kernel="flash", tile=4)),
+                ("flash", Numerics(precision="bf16", kernel="flash", tile=4))]
+    rows = flash_ablation(config=cfg, token_ids=text, spec=TrainSpec(steps=10, batch=2),
+                          seeds=[0, 1], variants=variants, every=5)
+    assert [(r["variant"], r["seed"]) for r in rows] == [
+        (v, s) for s in (0, 1) for v in ("itself", "flash fp32", "flash", "baseline-BF16",
+                                         "baseline-FP32")]
+    by = {(r["variant"], r["seed"]): r for r in rows}
+    for seed in (0, 1):
+        # Baseline-BF16 against itself is 1 exactly; the FP32 Flash run sits at FP32
+        # rounding distance from FP32 training, far below BF16's.
+        assert by["itself", seed]["ratio"] == by["itself", seed]["ratio_last"] == 1.0
+        assert by["flash fp32", seed]["ratio"] < 1e-2 < by["flash", seed]["ratio"]
+        assert by["itself", seed]["loss_last"] == by["baseline-BF16", seed]["loss_last"]
+        assert all(r["cpu_s"] > 0 for r in rows)
+
+
 def test_weight_wasserstein_closed_form():
     rng = np.random.default_rng(4)
     a = {"x": rng.standard_normal((5, 4)), "y": rng.standard_normal(7)}
@@ -186,6 +265,15 @@ def test_bad_arguments():
         Numerics(precision="bf16", kernel="xformers")
     with pytest.raises(ConfigError, match="tile must be a positive integer, not 0"):
         Numerics(precision="bf16", tile=0)
+    with pytest.raises(ConfigError, match="unknown Flash rounding 'lse'"):
+        Numerics(precision="bf16", kernel="flash", keep_fp32=frozenset({"lse"}))
+    with pytest.raises(ConfigError, match="keep_fp32 must be a frozenset of rounding names"):
+        Numerics(precision="bf16", kernel="flash", keep_fp32="ds")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="keep_fp32 applies to the flash kernel only"):
+        Numerics(precision="bf16", keep_fp32=frozenset({"ds"}))
+    with pytest.raises(ConfigError, match="give at least one seed"):
+        flash_ablation(config=TINY, token_ids=np.zeros(40, np.int64),
+                       spec=TrainSpec(steps=1, batch=1), seeds=[], variants=[])
     with pytest.raises(ConfigError, match="d_model 10 is not a multiple of n_heads 4"):
         TinyGPTConfig(vocab_size=5, seq_len=4, d_model=10, n_heads=4)
     with pytest.raises(ConfigError, match="steps must be a positive integer, not 0"):
@@ -213,3 +301,14 @@ def test_setups_and_shipped_full_run(tmp_path):
     _, comps, obs, assumptions, path = _training_part(quick=False, seed=0, out_dir=tmp_path)
     assert len(comps) == 2 and all(c.status == c.expected for c in comps)
     assert path.is_file() and obs and assumptions
+    # The shipped ablation (bench/flash_attention_ablation.py): every variant, 3 seeds.
+    from archsim.sim.studies.flash_attention.study import ABLATION_CSV, TRAINING_DATA, _read_csv
+
+    rows = _read_csv(TRAINING_DATA / ABLATION_CSV)
+    labels = [label for label, _ in ablation_variants(tile=full.tile,
+                                                      seq_len=full.config.seq_len)]
+    assert sorted({r["variant"] for r in rows}) == sorted(labels
+                                                          + ["baseline-BF16", "baseline-FP32"])
+    assert all(sorted(r["seed"] for r in rows if r["variant"] == v) == [0, 1, 2]
+               for v in labels)
+    assert sum(o.metric.startswith("Ablation") for o in obs) == len(labels)

@@ -23,6 +23,7 @@ import numpy as np
 from ....errors import ConfigError
 from .. import Band, Comparison, Direction, Observation, Status, StudyResult
 from .training import (
+    FLASH_ROUNDINGS,
     PAIR_FLASH,
     PAIR_FLASH_ALL_OPS,
     PAIR_FLASH_BF16_FP32,
@@ -31,6 +32,9 @@ from .training import (
     PAIR_FP32_FP64,
     PAIR_LOW_PRECISION,
     VOCAB,
+    Numerics,
+    flash_ablation,
+    news_char_ids,
     run_setup,
     training_setup,
 )
@@ -496,8 +500,8 @@ def _read_csv(path: Path) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = list(csv.DictReader(f))
     for row in rows:
         for key, value in row.items():
-            if key not in ("pair", "run"):
-                row[key] = int(value) if key == "step" else float(value)
+            if key not in ("pair", "run", "variant"):
+                row[key] = int(value) if key in ("step", "seed") else float(value)
     return rows
 
 
@@ -583,6 +587,7 @@ def _training_part(*, quick: bool, seed: int, out_dir: Path,
             ours=gmean(pdelta), unit="x",
             note="diagnostic: a backward whose D is consistent with the recomputed P; range "
                  f"{pdelta.min():.2f}-{pdelta.max():.2f}"))
+    obs += _ablation_observations(quick=quick, seed=seed)
     last = {r["run"]: r["loss"] for r in losses if r["step"] == setup.spec.steps}
     first = {r["run"]: r["loss"] for r in losses if r["step"] == 1}
     obs += [Observation(metric=f"training loss of {name}, last step", ours=float(v),
@@ -619,6 +624,48 @@ def _training_part(*, quick: bool, seed: int, out_dir: Path,
     path = _plot_training(dist, out_dir / "flash_attention_training.png")
     tables = {"training_distances": dist, "training_losses": losses}
     return tables, comps, obs, assumptions, path
+
+
+#: The Flash rounding ablation on the full model (``bench/flash_attention_ablation.py``).
+ABLATION_CSV = "flash_ablation_full.csv"
+#: Quick mode's ablation: seeds after the study's seed, and its two Flash variants.
+_QUICK_ABLATION_SEEDS = 3
+
+
+def _ablation_observations(*, quick: bool, seed: int) -> list[Observation]:
+    """The Flash rounding ablation's lines: W(Flash-BF16 variant vs FP32) / W(baseline-BF16
+    vs FP32), mean and range over seeds. Quick: trained now on the quick model (Flash with
+    all its roundings and with all of them kept in FP32, 3 seeds); full: the shipped CSV."""
+    if quick:
+        setup = training_setup(quick=True)
+        tile = setup.tile
+        variants = [("flash (all roundings)",
+                     Numerics(precision="bf16", kernel="flash", tile=tile)),
+                    ("keep all six FP32",
+                     Numerics(precision="bf16", kernel="flash", tile=tile,
+                              keep_fp32=frozenset(FLASH_ROUNDINGS)))]
+        rows = flash_ablation(config=setup.config,
+                              token_ids=news_char_ids(n_chars=setup.n_chars),
+                              spec=setup.spec, variants=variants, every=setup.every,
+                              seeds=range(seed, seed + _QUICK_ABLATION_SEEDS))
+        where = f"quick model, {setup.spec.steps} steps"
+    else:
+        rows = _read_csv(TRAINING_DATA / ABLATION_CSV)
+        where = "full model, shipped bench/flash_attention_ablation.py run"
+    obs = []
+    for variant in dict.fromkeys(str(r["variant"]) for r in rows):
+        if variant.startswith("baseline-"):
+            continue
+        ratio = np.array([float(r["ratio"]) for r in rows if r["variant"] == variant])
+        obs.append(Observation(
+            metric=f"Ablation, Flash-BF16 '{variant}': W(vs FP32) / W(baseline-BF16 vs FP32)"
+            if not variant.startswith("control") else
+            f"Ablation, control '{variant.removeprefix('control: ')}' BF16: W(vs FP32) / "
+            "W(baseline-BF16 vs FP32)",
+            ours=float(ratio.mean()), unit="x",
+            note=f"{where}; geometric mean over steps, mean over {len(ratio)} seeds; range "
+                 f"{ratio.min():.2f}-{ratio.max():.2f}"))
+    return obs
 
 
 #: Measured (see README): the quick model lands in-shape (~1.3x), the full one below 1x.

@@ -40,6 +40,7 @@ Attention kernels (causal), with ``mode`` as in the forward study:
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -50,6 +51,7 @@ from ....errors import ConfigError
 
 __all__ = [
     "TRAIN_PRECISIONS",
+    "FLASH_ROUNDINGS",
     "KERNELS",
     "Numerics",
     "attention_forward",
@@ -76,9 +78,13 @@ __all__ = [
     "PAIR_FLASH_PDELTA",
     "training_setup",
     "run_setup",
+    "ablation_variants",
+    "flash_ablation",
 ]
 
 TRAIN_PRECISIONS = ("bf16", "fp32", "fp64")
+#: The Flash path's BF16 roundings that :attr:`Numerics.keep_fp32` can leave out.
+FLASH_ROUNDINGS = ("p_fwd", "out", "out_delta", "p_bwd", "ds", "grads")
 KERNELS = ("baseline", "flash")
 _MODES = ("all_ops", "fp32_state")
 
@@ -103,6 +109,14 @@ class Numerics:
     #: recomputed P and dP (consistent with them, as the baseline's softmax backward is)
     #: instead of FlashAttention-2's D = rowsum(dO * O) from the saved BF16 output.
     consistent_delta: bool = False
+    #: Flash kernel only, an ablation: the BF16 roundings of the Flash path to leave out
+    #: (keep in FP32), any of :data:`FLASH_ROUNDINGS`: ``"p_fwd"`` the unnormalized
+    #: P~ = exp(S - m) before the P~V matmul; ``"out"`` the output O = acc / l (then FP32
+    #: everywhere downstream); ``"out_delta"`` O only where D = rowsum(dO * O) reads it;
+    #: ``"p_bwd"`` the recomputed P before the dV matmul; ``"ds"`` dS before the dQ/dK
+    #: matmuls; ``"grads"`` the kernel's dQ, dK, dV outputs. In ``all_ops`` mode the
+    #: running-state roundings stay.
+    keep_fp32: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if self.precision not in TRAIN_PRECISIONS:
@@ -117,6 +131,15 @@ class Numerics:
         if isinstance(self.tile, bool) or not isinstance(self.tile, int) or self.tile < 1:
             raise ConfigError(f"tile must be a positive integer, not {self.tile!r}",
                               field="tile")
+        if isinstance(self.keep_fp32, str) or not isinstance(self.keep_fp32, frozenset):
+            raise ConfigError(f"keep_fp32 must be a frozenset of rounding names, not "
+                              f"{self.keep_fp32!r}", field="keep_fp32")
+        for site in sorted(self.keep_fp32 - set(FLASH_ROUNDINGS)):
+            raise ConfigError(f"unknown Flash rounding '{site}'", field="keep_fp32",
+                              allowed=list(FLASH_ROUNDINGS))
+        if self.keep_fp32 and self.kernel != "flash":
+            raise ConfigError("keep_fp32 applies to the flash kernel only",
+                              field="keep_fp32")
 
     @property
     def dtype(self) -> type[np.floating]:
@@ -126,6 +149,7 @@ class Numerics:
     def label(self) -> str:
         kern = f"flash{self.tile}" if self.kernel == "flash" else "baseline"
         kern += "-pdelta" if self.consistent_delta and self.kernel == "flash" else ""
+        kern += "".join(f"-keep_{site}" for site in FLASH_ROUNDINGS if site in self.keep_fp32)
         return f"{kern}-{self.precision}" + (f"-{self.mode}" if self.precision == "bf16"
                                              else "")
 
@@ -171,7 +195,7 @@ def attention_forward(q: Array, k: Array, v: Array, *, numerics: Numerics,
         e = inner(np.exp(inner(s - s.max(-1, keepdims=True))))
         p = r(e / inner(e.sum(-1, keepdims=True, dtype=numerics.dtype)))
         return r(p @ v), (q, k, v, p)
-    t = numerics.tile
+    t, keep = numerics.tile, numerics.keep_fp32
     m = np.full(q.shape[:-1] + (1,), -np.inf, numerics.dtype)
     l_sum = np.zeros_like(m)
     o = np.zeros(q.shape[:-1] + (v.shape[-1],), numerics.dtype)
@@ -184,11 +208,14 @@ def attention_forward(q: Array, k: Array, v: Array, *, numerics: Numerics,
         p = st(np.exp(st(s - m_sub)))
         alpha = st(np.exp(st(m - m_sub)))
         l_sum = st(st(alpha * l_sum) + st(p.sum(-1, keepdims=True, dtype=numerics.dtype)))
-        o = st(st(alpha * o) + st(r(p) @ v[..., j:j + t, :]))
+        p_mm = p if "p_fwd" in keep else r(p)
+        o = st(st(alpha * o) + st(p_mm @ v[..., j:j + t, :]))
         m = m_new
-    out = r(o / l_sum)
+    o_full = acc(o / l_sum)
+    out = o_full if "out" in keep else r(o_full)
     lse = st(m + np.log(l_sum))
-    return out, (q, k, v, out, lse)
+    # D = rowsum(dO * O) in the backward reads the saved O.
+    return out, (q, k, v, o_full if "out_delta" in keep else out, lse)
 
 
 def attention_backward(do: Array, saved: AttnSaved, *, numerics: Numerics,
@@ -205,7 +232,8 @@ def attention_backward(do: Array, saved: AttnSaved, *, numerics: Numerics,
         ds = r(p * inner(dp - delta))
         return r(r(ds @ k) * scale), r(r(_swap(ds) @ q) * scale), dv
     q, k, v, o, lse = saved
-    n, t = q.shape[-2], numerics.tile
+    n, t, keep = q.shape[-2], numerics.tile, numerics.keep_fp32
+    r_g = acc if "grads" in keep else r
     scale = numerics.dtype(1 / math.sqrt(q.shape[-1]))
     if numerics.consistent_delta:
         # Materialized P and dP (a diagnostic, not what the kernel does), FP32 like the tiles.
@@ -230,14 +258,15 @@ def attention_backward(do: Array, saved: AttnSaved, *, numerics: Numerics,
             s = np.where(_causal_mask(qi.shape[-2], kj.shape[-2], i, j),
                          numerics.dtype(-np.inf), s)
             p = st(np.exp(st(s - lse[..., i:i + t, :])))
-            dv_j = st(dv_j + st(_swap(r(p)) @ doi))
+            dv_j = st(dv_j + st(_swap(p if "p_bwd" in keep else r(p)) @ doi))
             dp = st(doi @ _swap(vj))
-            ds = r(st(p * st(dp - d_row[..., i:i + t, :])))
+            ds = st(p * st(dp - d_row[..., i:i + t, :]))
+            ds = ds if "ds" in keep else r(ds)
             dk_j = st(dk_j + st(_swap(ds) @ qi))
             dq[..., i:i + t, :] = st(dq[..., i:i + t, :] + st(ds @ kj))
         dk[..., j:j + t, :] = dk_j
         dv[..., j:j + t, :] = dv_j
-    return r(st(dq * scale)), r(st(dk * scale)), r(dv)
+    return r_g(st(dq * scale)), r_g(st(dk * scale)), r_g(dv)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -499,6 +528,9 @@ class PairedTraining:
     losses: dict[str, list[float]] = field(default_factory=dict)
     #: rows: step, pair, wasserstein (all weights), wasserstein_mean_tensor, max_abs_diff
     distances: list[dict[str, float | int | str]] = field(default_factory=list)
+    #: CPU seconds (``time.process_time``) each run spent in its steps (forward, backward,
+    #: update), by run label.
+    cpu_s: dict[str, float] = field(default_factory=dict)
 
     def series(self, pair: str, column: str = "wasserstein") -> Array:
         """One pair's ``column`` over steps."""
@@ -547,14 +579,17 @@ def train_paired(*, config: TinyGPTConfig, token_ids: Array, spec: TrainSpec,
     offsets = batch_offsets(n_tokens=len(token_ids), seq_len=config.seq_len,
                             batch=spec.batch, steps=spec.steps, seed=seed + 1)
     window = np.arange(config.seq_len + 1)
-    out = PairedTraining(losses={label: [] for label in runs})
+    out = PairedTraining(losses={label: [] for label in runs},
+                         cpu_s={label: 0.0 for label in runs})
     for step in range(spec.steps):
         seqs = token_ids[offsets[step][:, None] + window]
         for label, n in runs.items():
+            t0 = time.process_time()
             loss, grads = loss_and_grads(state[label], seqs[:, :-1], seqs[:, 1:],
                                          config=config, numerics=n)
             out.losses[label].append(loss)
             _adam(state[label], grads, moments[label], spec, step + 1)
+            out.cpu_s[label] += time.process_time() - t0
         if (step + 1) % every == 0 or step + 1 == spec.steps:
             for p in pairs:
                 w, w_mean, mx = weight_wasserstein(state[p.a.label()], state[p.b.label()])
@@ -640,3 +675,57 @@ def run_setup(setup: TrainingSetup, *, seed: int,
     return train_paired(config=setup.config, token_ids=news_char_ids(n_chars=setup.n_chars),
                         spec=setup.spec, pairs=setup.pairs, seed=seed, every=setup.every,
                         progress=progress)
+
+
+def ablation_variants(*, tile: int, seq_len: int) -> tuple[tuple[str, Numerics], ...]:
+    """The Flash rounding ablation's runs (label, numerics), all BF16 ``fp32_state``: Flash
+    with all its roundings, with each of :data:`FLASH_ROUNDINGS` kept in FP32 alone, with
+    all of them kept; Flash with one tile of ``seq_len`` (no online rescaling); and a
+    control, baseline attention with every softmax step rounded (``all_ops``): another
+    BF16 rounding pattern of the same kernel, to show how far the ratio moves by chance."""
+    def flash(keep: frozenset[str] = frozenset(), t: int = tile) -> Numerics:
+        return Numerics(precision="bf16", kernel="flash", tile=t, keep_fp32=keep)
+
+    return (("flash (all roundings)", flash()),
+            *((f"keep {site} FP32", flash(frozenset({site}))) for site in FLASH_ROUNDINGS),
+            ("keep all six FP32", flash(frozenset(FLASH_ROUNDINGS))),
+            (f"flash, one tile of {seq_len}", flash(t=seq_len)),
+            ("control: baseline all_ops", Numerics(precision="bf16", mode="all_ops")))
+
+
+def flash_ablation(*, config: TinyGPTConfig, token_ids: Array, spec: TrainSpec,
+                   seeds: Sequence[int], variants: Sequence[tuple[str, Numerics]],
+                   every: int = 5) -> list[dict[str, float | int | str]]:
+    """Which BF16 rounding of the Flash path makes Flash-BF16 training drift from FP32.
+
+    For each seed, trains (one init, one data order) baseline-BF16, baseline-FP32 and each
+    of ``variants`` (label, numerics; e.g. :func:`ablation_variants`), and takes, per
+    variant, the geometric mean over the recorded steps of W(variant vs FP32) /
+    W(baseline-BF16 vs FP32) (weight Wasserstein distances, :func:`weight_wasserstein`).
+    Returns one row per run and seed: variant, seed, ratio, ratio_last (last step),
+    loss_last, cpu_s (the run's training CPU s); the two references are rows too.
+    """
+    if not seeds:
+        raise ConfigError("give at least one seed", field="seeds")
+    fp32 = Numerics(precision="fp32")
+    base = Numerics(precision="bf16")
+    pairs = [PairSpec(name="baseline", a=base, b=fp32)]
+    pairs += [PairSpec(name=label, a=n, b=fp32) for label, n in variants]
+    rows: list[dict[str, float | int | str]] = []
+    for seed in seeds:
+        res = train_paired(config=config, token_ids=token_ids, spec=spec, pairs=pairs,
+                           seed=seed, every=every)
+        low = res.series("baseline")
+        for label, n in variants:
+            ratio = res.series(label) / low
+            rows.append({"variant": label, "seed": seed,
+                         "ratio": float(np.exp(np.mean(np.log(ratio)))),
+                         "ratio_last": float(ratio[-1]),
+                         "loss_last": res.losses[n.label()][-1],
+                         "cpu_s": res.cpu_s[n.label()]})
+        for label, n in (("baseline-BF16", base), ("baseline-FP32", fp32)):
+            rows.append({"variant": label, "seed": seed, "ratio": 1.0 if n is base else 0.0,
+                         "ratio_last": 1.0 if n is base else 0.0,
+                         "loss_last": res.losses[n.label()][-1],
+                         "cpu_s": res.cpu_s[n.label()]})
+    return rows
