@@ -419,9 +419,15 @@ def lm_comparisons(rows: Sequence[dict[str, Any]], *, af_bits: Sequence[int],
     return comps, obs
 
 
-#: Statuses of the AdaptivFloat comparisons as measured on the full run (see README and
-#: data/lm_granularity_full.json); filled in from the measured table.
-_AF_EXPECTED: dict[tuple[int, str], Status] = {}
+#: Statuses of the AdaptivFloat comparisons as measured on the full run (README table,
+#: data/lm_granularity_full.json): per tensor AdaptivFloat beats INT and BFP at 4, 6 and 8
+#: bits; per channel, INT beats it at 4 bits (0.85x) and 8 bits (0.99x) and BFP at 8 bits
+#: (0.997x); the rest reproduce.
+_AF_EXPECTED: dict[tuple[int, str], Status] = {
+    (4, "int_channel"): Status.NOT_REPRODUCED,
+    (8, "int_channel"): Status.NOT_REPRODUCED,
+    (8, "block_float_channel"): Status.NOT_REPRODUCED,
+}
 
 
 def lm_assumptions(quick: bool) -> list[str]:
