@@ -246,3 +246,27 @@ def test_quick_run_lm_part(minilm):
     for r in rows.values():
         assert r["perplexity"] >= 1 and math.isfinite(r["perplexity"])
     assert (result.files[0].parent / "formats_lm_perplexity.png").stat().st_size > 0
+
+
+def test_granularity_data_matches_declared_statuses():
+    """The recorded full-run table: every cast present, and each declared status is the one
+    the recorded perplexities give (ratio > 1: reproduced)."""
+    import json
+
+    from archsim.sim.studies import Status
+    from archsim.sim.studies.formats import granularity_full, lm
+
+    data = json.loads(granularity_full.OUT_PATH.read_text(encoding="utf-8"))
+    rows = data["rows"]
+    assert data["tokens"] == lm.FULL_TOKENS and rows[0]["family"] == "fp32"
+    fams = ("adaptivfloat", "adaptivfloat_channel", "int_tensor", "int_channel",
+            "block_float", "block_float_channel")
+    ppl = {(r["family"], r["bits"]): r["perplexity"] for r in rows[1:]}
+    assert set(ppl) == {(f, b) for f in fams for b in (4, 6, 8)}
+    for b in (4, 6, 8):
+        for af, other in (("adaptivfloat", "int_tensor"), ("adaptivfloat", "block_float"),
+                          ("adaptivfloat_channel", "int_channel"),
+                          ("adaptivfloat_channel", "block_float_channel")):
+            measured = (Status.REPRODUCED if ppl[other, b] / ppl[af, b] > 1
+                        else Status.NOT_REPRODUCED)
+            assert lm._AF_EXPECTED.get((b, other), Status.REPRODUCED) == measured
