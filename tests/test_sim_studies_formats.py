@@ -133,6 +133,14 @@ def test_lm_suite_bits_accounting():
     assert eff["nxfp_am/nxfp4_am_b48"] == 4 + 10 / 48
     assert eff["nxfp_cr/nxfp4_cr_b32"] == 4.25
     assert eff["nxfp_all/nxfp6_nm2_am_cr_b48"] == eff["mxfp/mxfp6_e2m3_b32"] == 6.25
+    # Granularity table, side information by hand: per tensor one 8-bit bias/exponent or an
+    # FP32 scale per matrix; per channel one per output row (1536 rows of 576 elements).
+    n_el = 1536 * 576
+    assert eff["adaptivfloat_channel/adaptivfloat4_e3_channel"] == 4 + 8 * 1536 / n_el
+    assert eff["block_float_channel/bfp4_channel"] == 4 + 8 / 576
+    assert eff["int_channel/int4_channel"] == 4 + 32 / 576
+    assert eff["adaptivfloat/adaptivfloat4_e3"] == eff["block_float/bfp4_tensor"] == 4 + 8 / n_el
+    assert eff["int_tensor/int4_tensor"] == 4 + 32 / n_el
     # Every block divides the rows of SmolLM2's matrices (576 and 1536): no padding bits.
     for f in fmts.values():
         if hasattr(f, "block_size") and f.block_size:
@@ -187,6 +195,44 @@ def test_evaluate_lm_on_a_tiny_model():
                                               rel=1e-5)
 
 
+def test_granularity_rows_on_a_tiny_model():
+    from archsim.dsl.formats import AdaptivFloat
+    from archsim.sim.nn.llama import LINEAR_NAMES, Llama, LlamaConfig
+    from archsim.sim.studies.formats.lm import LMSetup, evaluate_lm, granularity_specs
+
+    rng = np.random.default_rng(5)
+    cfg = LlamaConfig(num_layers=1, dim=8, ffn_dim=8, num_heads=2, num_kv_heads=1,
+                      vocab_size=7)
+    shapes = {"attn_q": (8, 8), "attn_k": (4, 8), "attn_v": (4, 8), "attn_output": (8, 8),
+              "ffn_gate": (8, 8), "ffn_up": (8, 8), "ffn_down": (8, 8)}
+    w = {"token_embd.weight": rng.standard_normal((7, 8)), "output_norm.weight": np.ones(8),
+         "blk.0.attn_norm.weight": np.ones(8), "blk.0.ffn_norm.weight": np.ones(8)}
+    # Rows of very different magnitude: where per-channel side information matters.
+    w |= {f"blk.0.{n}.weight": rng.standard_normal(shapes[n])
+          * np.exp2(rng.integers(-6, 3, (shapes[n][0], 1))) for n in LINEAR_NAMES}
+    model = Llama(config=cfg, weights={k: v.astype(np.float32) for k, v in w.items()})
+    setup = LMSetup(model=model, tokenizer=None, eval_ids=rng.integers(0, 7, 40), window=20,
+                    quick=True, quant_names=tuple(model.linear_weight_names()))
+    rows = evaluate_lm(setup, granularity_specs(4))
+    fams = [r["family"] for r in rows[1:]]
+    assert sorted(fams) == sorted(["adaptivfloat", "adaptivfloat_channel", "int_tensor",
+                                   "int_channel", "block_float", "block_float_channel"])
+    row = next(r for r in rows if r["family"] == "adaptivfloat_channel")
+    e = int(row["format"].split("_e")[1].split("_")[0])
+    # Per-channel AdaptivFloat by hand: the per-tensor format applied to each row alone.
+    sq, n_el = 0.0, 0
+    for n in model.linear_weight_names():
+        x = model.weights[n].astype(np.float64)
+        q = np.stack([AdaptivFloat(n=4, e=e).quantize(r) for r in x]).astype(np.float32)
+        sq += float(np.sum((x - q) ** 2))
+        n_el += x.size
+    assert row["weight_mse"] == pytest.approx(sq / n_el, rel=1e-6)
+    per_tensor = {r["family"]: r["weight_mse"] for r in rows[1:]}
+    for t, c in (("adaptivfloat", "adaptivfloat_channel"), ("int_tensor", "int_channel"),
+                 ("block_float", "block_float_channel")):
+        assert per_tensor[c] < per_tensor[t]  # rows 2**-6..2**2 apart: per row must help
+
+
 def test_quick_run_lm_part(minilm):
     from archsim.tests.study_runs import quick_run
 
@@ -200,3 +246,27 @@ def test_quick_run_lm_part(minilm):
     for r in rows.values():
         assert r["perplexity"] >= 1 and math.isfinite(r["perplexity"])
     assert (result.files[0].parent / "formats_lm_perplexity.png").stat().st_size > 0
+
+
+def test_granularity_data_matches_declared_statuses():
+    """The recorded full-run table: every cast present, and each declared status is the one
+    the recorded perplexities give (ratio > 1: reproduced)."""
+    import json
+
+    from archsim.sim.studies import Status
+    from archsim.sim.studies.formats import granularity_full, lm
+
+    data = json.loads(granularity_full.OUT_PATH.read_text(encoding="utf-8"))
+    rows = data["rows"]
+    assert data["tokens"] == lm.FULL_TOKENS and rows[0]["family"] == "fp32"
+    fams = ("adaptivfloat", "adaptivfloat_channel", "int_tensor", "int_channel",
+            "block_float", "block_float_channel")
+    ppl = {(r["family"], r["bits"]): r["perplexity"] for r in rows[1:]}
+    assert set(ppl) == {(f, b) for f in fams for b in (4, 6, 8)}
+    for b in (4, 6, 8):
+        for af, other in (("adaptivfloat", "int_tensor"), ("adaptivfloat", "block_float"),
+                          ("adaptivfloat_channel", "int_channel"),
+                          ("adaptivfloat_channel", "block_float_channel")):
+            measured = (Status.REPRODUCED if ppl[other, b] / ppl[af, b] > 1
+                        else Status.NOT_REPRODUCED)
+            assert lm._AF_EXPECTED.get((b, other), Status.REPRODUCED) == measured

@@ -126,7 +126,7 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
     SmolLM2 (the headlines): perplexity on held-out news text (see :mod:`.lm`). MiniLM:
     SQNR per layer and sentence-embedding cosine. ``seed`` is unused (every step is
     deterministic). ``quick``: SmolLM2 with only blocks 0-1 cast on 256 tokens and
-    AdaptivFloat at 4 bits only; MiniLM with 8 sentences, 4 bits and the first 2 of its 6
+    the AdaptivFloat / INT / BFP granularity table at 4 bits only; MiniLM with 8 sentences, 4 bits and the first 2 of its 6
     encoder layers (the FP32 reference is truncated the same way).
     """
     out_dir = Path(out_dir)
@@ -335,7 +335,8 @@ def _plot_lm(rows: list[dict[str, Any]], path: Path) -> Path:
     axes[0].axvline(base, color="k", ls="--", label="FP32 (dequantized Q4_1)")
     axes[0].set(xlabel="news perplexity", title="4-bit elements, <= 4.25 bits/element")
     axes[0].legend(fontsize=7)
-    for fam in ("mxfp", "nxfp_all", "adaptivfloat", "int_channel", "block_float"):
+    for fam in ("mxfp", "nxfp_all", "adaptivfloat", "adaptivfloat_channel", "int_channel",
+                "block_float_channel"):
         pts = sorted((r["effective_bits"], r["perplexity"]) for r in rows
                      if r["family"] == fam and r["group"] in ("memory", "equal_bits",
                                                               "adaptivfloat"))
