@@ -377,16 +377,18 @@ def run(*, out_dir: Path, seed: int = 0, quick: bool = False,
             ours=variation, published="60% (HPCA 2020 abstract)", published_low=0.6,
             published_high=0.6, band=Band.around(0.6, rel=0.5), unit="",
             direction=Direction(above=0.0),
-            # The servers are scaled from this host's per-group time split; that split
-            # transfers to the Intel servers only from an Intel host (measured: 0.22 from an
-            # AMD EPYC host with an exclusive L3, inside the band from Intel hosts).
-            expected=Status.REPRODUCED if intel_host else Status.IN_SHAPE,
+            # The servers are scaled from this host's per-group time split, which depends
+            # on the host. Measured: inside the band from Intel hosts and from an AVX-512
+            # AMD EPYC host (0.43-0.45, 2026-12-04); 0.22 from an AVX2 AMD EPYC host. The
+            # declared status follows those hosts; why the AVX2 host differs is not measured.
+            expected=Status.REPRODUCED if intel_host or host.simd_bits >= 512
+            else Status.IN_SHAPE,
             assumption="parameterized server models scaled from this CPU's fit; server "
                        "table an unverified recollection",
             note=f"max over RMC1-3 at batches 1-256, scaled from {host.name}; band +-50%: "
                  "every server figure is recalled, not verified"
-                 + ("" if intel_host else "; a non-Intel host's operator mix is declared "
-                    "in-shape only")),
+                 + ("" if intel_host or host.simd_bits >= 512 else
+                    "; from a non-Intel host without AVX-512 it is declared in-shape only")),
         Comparison(
             metric=f"co-location throughput gain, Broadwell, one instance per core, "
                    f"batch {COLOC_BATCH}, geomean RMC1-3",
