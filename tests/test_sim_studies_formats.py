@@ -159,22 +159,34 @@ def test_bits_at_perplexity_hand_worked():
         == pytest.approx(5.0)
 
 
-def test_evaluate_lm_on_a_tiny_model():
-    from functools import partial
+def _tiny_llama(rng, row_exponents=None):
+    """A one-block Llama (dim 8, vocab 7) with random weights; ``row_exponents=(lo, hi)``
+    scales each linear weight's rows by 2**k, k drawn from [lo, hi)."""
+    from archsim.sim.nn.llama import LINEAR_NAMES, Llama, LlamaConfig
 
-    from archsim.dsl.formats import IntFormat
-    from archsim.sim.nn.llama import LINEAR_NAMES, Llama, LlamaConfig, perplexity
-    from archsim.sim.studies.formats.lm import LMFormatSpec, LMSetup, evaluate_lm
-
-    rng = np.random.default_rng(3)
     cfg = LlamaConfig(num_layers=1, dim=8, ffn_dim=8, num_heads=2, num_kv_heads=1,
                       vocab_size=7)
     shapes = {"attn_q": (8, 8), "attn_k": (4, 8), "attn_v": (4, 8), "attn_output": (8, 8),
               "ffn_gate": (8, 8), "ffn_up": (8, 8), "ffn_down": (8, 8)}
     w = {"token_embd.weight": rng.standard_normal((7, 8)), "output_norm.weight": np.ones(8),
          "blk.0.attn_norm.weight": np.ones(8), "blk.0.ffn_norm.weight": np.ones(8)}
-    w |= {f"blk.0.{n}.weight": rng.standard_normal(shapes[n]) for n in LINEAR_NAMES}
-    model = Llama(config=cfg, weights={k: v.astype(np.float32) for k, v in w.items()})
+    for n in LINEAR_NAMES:
+        x = rng.standard_normal(shapes[n])
+        if row_exponents is not None:
+            x = x * np.exp2(rng.integers(*row_exponents, (shapes[n][0], 1)))
+        w[f"blk.0.{n}.weight"] = x
+    return Llama(config=cfg, weights={k: v.astype(np.float32) for k, v in w.items()})
+
+
+def test_evaluate_lm_on_a_tiny_model():
+    from functools import partial
+
+    from archsim.dsl.formats import IntFormat
+    from archsim.sim.nn.llama import perplexity
+    from archsim.sim.studies.formats.lm import LMFormatSpec, LMSetup, evaluate_lm
+
+    rng = np.random.default_rng(3)
+    model = _tiny_llama(rng)
     ids = rng.integers(0, 7, 40)
     setup = LMSetup(model=model, tokenizer=None, eval_ids=ids, window=20, quick=True,
                     quant_names=tuple(model.linear_weight_names()))
@@ -197,20 +209,11 @@ def test_evaluate_lm_on_a_tiny_model():
 
 def test_granularity_rows_on_a_tiny_model():
     from archsim.dsl.formats import AdaptivFloat
-    from archsim.sim.nn.llama import LINEAR_NAMES, Llama, LlamaConfig
     from archsim.sim.studies.formats.lm import LMSetup, evaluate_lm, granularity_specs
 
     rng = np.random.default_rng(5)
-    cfg = LlamaConfig(num_layers=1, dim=8, ffn_dim=8, num_heads=2, num_kv_heads=1,
-                      vocab_size=7)
-    shapes = {"attn_q": (8, 8), "attn_k": (4, 8), "attn_v": (4, 8), "attn_output": (8, 8),
-              "ffn_gate": (8, 8), "ffn_up": (8, 8), "ffn_down": (8, 8)}
-    w = {"token_embd.weight": rng.standard_normal((7, 8)), "output_norm.weight": np.ones(8),
-         "blk.0.attn_norm.weight": np.ones(8), "blk.0.ffn_norm.weight": np.ones(8)}
     # Rows of very different magnitude: where per-channel side information matters.
-    w |= {f"blk.0.{n}.weight": rng.standard_normal(shapes[n])
-          * np.exp2(rng.integers(-6, 3, (shapes[n][0], 1))) for n in LINEAR_NAMES}
-    model = Llama(config=cfg, weights={k: v.astype(np.float32) for k, v in w.items()})
+    model = _tiny_llama(rng, row_exponents=(-6, 3))
     setup = LMSetup(model=model, tokenizer=None, eval_ids=rng.integers(0, 7, 40), window=20,
                     quick=True, quant_names=tuple(model.linear_weight_names()))
     rows = evaluate_lm(setup, granularity_specs(4))
