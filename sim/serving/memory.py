@@ -303,8 +303,7 @@ class PagedBlockManager(MemoryManager):
 
     def _run_blocks(self, batch: RunningBatch, k: int) -> np.ndarray:
         """Blocks each row needs for ``k`` more decode steps (its context plus ``k - 1`` tokens)."""
-        bt = self.block_tokens
-        return (batch.prompt + batch.generated + (k - 1 + bt - 1)) // bt
+        return self._blocks(batch.context + (k - 1))
 
     def sizes_of(self, ids: np.ndarray) -> np.ndarray:
         return self._size[ids]
