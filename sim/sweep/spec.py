@@ -31,6 +31,7 @@ import copy
 import itertools
 import json
 import math
+import operator
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -241,11 +242,11 @@ class Expression:
         return f"Expression({self.text!r})"
 
 
-_COMPARE = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
-            ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
-            ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
-            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
-            ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b}
+_COMPARE: dict[type[ast.cmpop], Any] = {
+    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_,
+    ast.IsNot: operator.is_not, ast.In: lambda a, b: operator.contains(b, a),
+    ast.NotIn: lambda a, b: not operator.contains(b, a)}
 
 
 def _pair_distance(op: ast.cmpop, a: Any, b: Any) -> float:
