@@ -24,7 +24,14 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .base import Format, FormatError, as_float64, floor_log2, round_integer
+from .base import (
+    Format,
+    FormatError,
+    as_float64,
+    channel_axis,
+    floor_log2,
+    round_integer,
+)
 
 __all__ = ["AdaptivFloat", "AdaptivFloatEncoding"]
 
@@ -111,12 +118,7 @@ class AdaptivFloat(Format):
         Each entry is :meth:`exp_bias_for` of that channel's slice.
         """
         a = np.abs(as_float64(x))
-        if a.ndim == 0:
-            raise FormatError(f"granularity '{self.granularity}' needs an array, not a scalar")
-        if not -a.ndim <= self.axis < a.ndim:
-            raise FormatError(f"axis {self.axis} is out of range for an array of "
-                              f"{a.ndim} dimensions")
-        ax = self.axis % a.ndim
+        ax = channel_axis(self.axis, a.ndim, self.granularity)
         others = tuple(i for i in range(a.ndim) if i != ax)
         if not a.size:
             return np.zeros(tuple(1 if i != ax else a.shape[ax] for i in range(a.ndim)),
@@ -189,7 +191,4 @@ class AdaptivFloat(Format):
         n_elem = max(int(np.prod(shape)), 1)
         if self.granularity == "tensor":
             return self.n + self.bias_bits / n_elem
-        if not -len(shape) <= self.axis < len(shape):
-            raise FormatError(f"axis {self.axis} is out of range for an array of "
-                              f"{len(shape)} dimensions")
-        return self.n + self.bias_bits * shape[self.axis] / n_elem
+        return self.n + self.bias_bits * shape[channel_axis(self.axis, len(shape))] / n_elem

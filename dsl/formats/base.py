@@ -27,6 +27,7 @@ __all__ = [
     "as_float64",
     "to_blocks",
     "from_blocks",
+    "channel_axis",
 ]
 
 #: Rounding modes: nearest-even, nearest ties-away, toward zero, stochastic.
@@ -109,6 +110,22 @@ def floor_log2(a: np.ndarray) -> np.ndarray:
     """Exact ``floor(log2(a))`` for positive finite float64 ``a`` (via ``frexp``), as int64."""
     _, e = np.frexp(a)
     return e.astype(np.int64) - 1
+
+
+def channel_axis(axis: int, ndim: int, granularity: str = "channel") -> int:
+    """``axis`` as a non-negative index into an array of ``ndim`` dimensions, for a format
+    of ``granularity`` that keeps one scale (or exponent) per index along it.
+
+    Raises
+    ------
+    FormatError
+        The array is a scalar, or ``axis`` is out of range for it.
+    """
+    if ndim == 0:
+        raise FormatError(f"granularity '{granularity}' needs an array, not a scalar")
+    if not -ndim <= axis < ndim:
+        raise FormatError(f"axis {axis} is out of range for an array of {ndim} dimensions")
+    return axis % ndim
 
 
 def to_blocks(x: np.ndarray, block_size: int, axis: int) -> tuple[np.ndarray, tuple[int, ...]]:

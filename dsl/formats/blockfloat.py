@@ -21,6 +21,7 @@ from .base import (
     Format,
     FormatError,
     as_float64,
+    channel_axis,
     check_rounding,
     floor_log2,
     from_blocks,
@@ -90,14 +91,6 @@ class BlockFloat(Format):
             return "tensor"
         return self.granularity
 
-    def _channel_axis(self, ndim: int) -> int:
-        if ndim == 0:
-            raise FormatError("granularity 'channel' needs an array, not a scalar")
-        if not -ndim <= self.axis < ndim:
-            raise FormatError(f"axis {self.axis} is out of range for an array of "
-                              f"{ndim} dimensions")
-        return self.axis % ndim
-
     def encode(self, x: Any) -> BlockEncoding:
         x = as_float64(x)
         if not np.isfinite(x).all():
@@ -108,7 +101,7 @@ class BlockFloat(Format):
             blocks, moved = to_blocks(flat, max(flat.size, 1), -1)
         elif gran == "channel":
             # Channel axis first, the rest flattened: one block per channel.
-            front = np.moveaxis(x, self._channel_axis(x.ndim), 0)
+            front = np.moveaxis(x, channel_axis(self.axis, x.ndim), 0)
             rows = front.reshape(front.shape[0], -1)
             blocks, _ = to_blocks(rows, max(rows.shape[1], 1), -1)
             moved = tuple(front.shape)
@@ -142,7 +135,7 @@ class BlockFloat(Format):
         if gran == "channel":
             n_rest = int(np.prod(codes.moved_shape[1:]))
             front = val.reshape(val.shape[0], -1)[:, :n_rest].reshape(codes.moved_shape)
-            return np.moveaxis(front, 0, self._channel_axis(len(codes.shape)))
+            return np.moveaxis(front, 0, channel_axis(self.axis, len(codes.shape)))
         return from_blocks(val, codes.moved_shape, codes.axis, len(codes.shape))
 
     def effective_bits(self, shape: tuple[int, ...] | None = None) -> float:
@@ -156,4 +149,4 @@ class BlockFloat(Format):
         n_elem = max(int(np.prod(shape)), 1)
         if gran == "tensor":
             return self.bits + self.exp_bits / n_elem
-        return self.bits + self.exp_bits * shape[self._channel_axis(len(shape))] / n_elem
+        return self.bits + self.exp_bits * shape[channel_axis(self.axis, len(shape))] / n_elem

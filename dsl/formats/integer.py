@@ -11,6 +11,7 @@ from .base import (
     Format,
     FormatError,
     as_float64,
+    channel_axis,
     check_rounding,
     from_blocks,
     round_integer,
@@ -121,13 +122,8 @@ class IntFormat(Format):
         """The array to scale, the axes one scale covers, and the group layout."""
         if self.granularity == "tensor":
             return x, tuple(range(x.ndim)), None
-        if x.ndim == 0:
-            raise FormatError(f"granularity '{self.granularity}' needs an array, not a scalar")
-        if not -x.ndim <= self.axis < x.ndim:
-            raise FormatError(f"axis {self.axis} is out of range for an array of "
-                              f"{x.ndim} dimensions")
+        ax = channel_axis(self.axis, x.ndim, self.granularity)
         if self.granularity == "channel":
-            ax = self.axis % x.ndim
             return x, tuple(i for i in range(x.ndim) if i != ax), None
         blocks, moved = to_blocks(x, self.group_size, self.axis)
         return blocks, (blocks.ndim - 1,), moved
