@@ -351,7 +351,7 @@ class AttentionProfile:
 
             terms = self._terms(self.tokens, self.attn_pairs, self.context_tokens)
             design = np.column_stack([np.ones_like(self.time_s), *terms])
-            prefill = np.array([p == _PREFILL for p in self.phase])
+            prefill = self._prefill
             weight = np.where(prefill, 1.0 / math.sqrt(prefill.sum()),
                               1.0 / math.sqrt((~prefill).sum()))
             scaled = design / self.time_s[:, None] * weight[:, None]
@@ -366,21 +366,26 @@ class AttentionProfile:
         """Seconds of one layer's attention on one GPU by the fitted law (0 with no tokens)."""
         if tokens <= 0:
             return 0.0
-        launch_s, *rates = self.coefficients
-        terms = self._terms(tokens, attn_pairs, context_tokens)
-        return float(launch_s + sum(r * t for r, t in zip(rates, terms, strict=True)))
+        return float(self._law(tokens, attn_pairs, context_tokens))
 
     def fit_errors(self) -> dict[str, tuple[float, float]]:
         """Per phase, the mean and 90th-percentile relative error of the law on the table."""
-        launch_s, *rates = self.coefficients
-        terms = self._terms(self.tokens, self.attn_pairs, self.context_tokens)
-        predicted = launch_s + sum(r * t for r, t in zip(rates, terms, strict=True))
+        predicted = self._law(self.tokens, self.attn_pairs, self.context_tokens)
         error = np.abs(np.asarray(predicted) / self.time_s - 1.0)
-        out = {}
-        for name in (_PREFILL, _DECODE):
-            e = error[np.array([p == name for p in self.phase])]
-            out[name] = (float(e.mean()), float(np.quantile(e, 0.9)))
-        return out
+        prefill = self._prefill
+        return {name: (float(e.mean()), float(np.quantile(e, 0.9)))
+                for name, e in ((_PREFILL, error[prefill]), (_DECODE, error[~prefill]))}
+
+    def _law(self, tokens: np.ndarray | float, attn_pairs: np.ndarray | float,
+             context_tokens: np.ndarray | float) -> np.ndarray | float:
+        launch_s, *rates = self.coefficients
+        terms = self._terms(tokens, attn_pairs, context_tokens)
+        return launch_s + sum(r * t for r, t in zip(rates, terms, strict=True))
+
+    @property
+    def _prefill(self) -> np.ndarray:
+        """Which measurements are prefills."""
+        return np.array([p == _PREFILL for p in self.phase])
 
 
 def _vidur_table(name: str) -> Traversable:
