@@ -399,9 +399,9 @@ def _repair(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInst
     options: list[list[tuple[list[Line], list[str]]]] = []
     proof_src = [*prefix, *block_src]
     for k, g in enumerate(guessed):
+        live_k = live[k] if live is not None else None
         if not _flagged(g) and not (
-                opts.pair_expansion and g.source.mnemonic in _PAIRS
-                and _refuted(g, live[k] if live is not None else None)):
+                opts.pair_expansion and g.source.mnemonic in _PAIRS and _refuted(g, live_k)):
             options.append([(g.lines, [])])
             continue
         alts, why = _alternatives(model, g, f"{fresh}_{k}",
@@ -414,15 +414,13 @@ def _repair(model: GuessModel, block_src: list[Instr], guessed: list[GuessedInst
         if not _uses_flags(g.source):
             # The alignment is exact per instruction: an instruction that neither reads nor
             # writes flags is repaired on its own, which keeps the block search small.
-            one = _first_proven([g.source], [[a] for a in alts], trace,
-                                live[k] if live is not None else None,
+            one = _first_proven([g.source], [[a] for a in alts], trace, live_k,
                                 opts.memory_offset_holes)
             if one is None and opts.register_holes and g.source.mnemonic not in _NONLINEAR:
                 # none proven as GUESS named its registers: each register operand may be
                 # any source register's image (a register hole, enumerated)
                 one = _first_proven([g.source], [[a] for a in register_variants(
-                    alts, g.source)], trace, live[k] if live is not None else None,
-                    opts.memory_offset_holes)
+                    alts, g.source)], trace, live_k, opts.memory_offset_holes)
             if one is not None:
                 options.append([(one, [])])
                 continue
