@@ -56,9 +56,12 @@ def _gap(best: float, found: float | None) -> float:
 def main(argv: list[str] | None = None) -> int:
     """Run the comparison and print it (module docstring)."""
     from archsim.outputs import write_csv
-    from archsim.sim.studies.autopilot import ENVIRONMENTS, design_space, search_settings
-    from archsim.sim.sweep import SweepSpec
-    from archsim.sim.sweep.optimize import run_optimization
+    from archsim.sim.studies.autopilot import (
+        ENVIRONMENTS,
+        design_space,
+        run_search,
+        search_settings,
+    )
     from archsim.sim.uav import UAV_CLASSES
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -81,12 +84,8 @@ def main(argv: list[str] | None = None) -> int:
                     row: dict[str, Any] = {"uav": uav, "environment": env, "seed": seed,
                                            "points": len(truth), "exhaustive_best": best}
                     for sampler in samplers:
-                        settings = search_settings(sampler, quick=args.quick)
-                        seeded = SweepSpec.from_dict({**spec.model_dump(mode="json"),
-                                                      "seed": seed,
-                                                      "name": f"{spec.name}-{sampler}-{seed}"})
-                        rep = run_optimization(seeded, settings,
-                                               db=Path(tmp) / f"{uav}-{env}-{sampler}.db")
+                        rep = run_search(spec, sampler, seed, quick=args.quick,
+                                         db=Path(tmp) / f"{uav}-{env}-{sampler}.db")
                         found = (truth[_name(rep.best.params)] if rep.best is not None
                                  else None)
                         row[f"{sampler}_best"] = math.nan if found is None else found
@@ -94,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                  and found is None)
                         row[f"{sampler}_gap"] = _gap(best, found)
                         row[f"{sampler}_computed"] = rep.computed
-                    row["budget"] = settings.budget
+                    row["budget"] = search_settings("tpe", quick=args.quick).budget
                     rows.append(row)
 
     def summary(label: str, sel: list[dict[str, Any]]) -> None:

@@ -18,9 +18,10 @@ from .study import (
     evaluate_point,
     policy_table,
     run,
+    run_search,
     search_settings,
 )
 
 __all__ = ["run", "ENVIRONMENTS", "MISSION_DISTANCE_M", "PUBLISHED_GAIN", "SUCCESS_SLACK",
            "AutopilotParams", "accelerator_load", "best_baseline", "design_space",
-           "evaluate_point", "policy_table", "search_settings"]
+           "evaluate_point", "policy_table", "run_search", "search_settings"]

@@ -56,7 +56,7 @@ from ..framework import Band, Comparison, Direction, Observation, Status, StudyR
 
 __all__ = ["run", "AutopilotParams", "evaluate_point", "policy_table", "PUBLISHED_GAIN",
            "ENVIRONMENTS", "MISSION_DISTANCE_M", "SUCCESS_SLACK", "design_space",
-           "accelerator_load", "best_baseline", "search_settings"]
+           "accelerator_load", "best_baseline", "search_settings", "run_search"]
 
 #: The paper's average gain in missions per UAV class (abstract).
 PUBLISHED_GAIN = {"nano": 2.25, "micro": 1.62, "mini": 1.43}
@@ -277,6 +277,15 @@ def search_settings(sampler: str, *, quick: bool) -> OptimizeSettings:
                             feasible=list(SEARCH_CONSTRAINTS))
 
 
+def run_search(spec: SweepSpec, sampler: str, seed: int, *, quick: bool,
+               db: Path) -> OptimizationReport:
+    """One search of the design space ``spec`` with the study's settings
+    (:func:`search_settings`), seeded by ``seed``, its results in the store ``db``."""
+    seeded = SweepSpec.from_dict({**spec.model_dump(mode="json"), "seed": seed,
+                                  "name": f"{spec.name}-{sampler}-{seed}"})
+    return run_optimization(seeded, search_settings(sampler, quick=quick), db=db)
+
+
 @dataclass(frozen=True)
 class _Search:
     uav: str
@@ -298,11 +307,8 @@ def _search(uav: str, env: str, out: Path, *, quick: bool) -> _Search:
     reports: dict[str, list[OptimizationReport]] = {"tpe": [], "random": []}
     for sampler in reports:
         for seed in (QUICK_SEEDS if quick else SEEDS):
-            seeded = SweepSpec.from_dict({**spec.model_dump(mode="json"), "seed": seed,
-                                          "name": f"{spec.name}-{sampler}-{seed}"})
-            settings = search_settings(sampler, quick=quick)
-            reports[sampler].append(run_optimization(seeded, settings,
-                                                     db=out / f"search-{sampler}.db"))
+            reports[sampler].append(run_search(spec, sampler, seed, quick=quick,
+                                               db=out / f"search-{sampler}.db"))
     return _Search(uav=uav, env=env, exhaustive_best=top.objectives["score"],
                    exhaustive_points=len(done), best_params=dict(top.params), reports=reports,
                    feasible_scores=tuple(sorted(r.objectives["score"] for r in done
