@@ -50,6 +50,7 @@ from typing import Any
 from .cnn import (
     NetBuilder,
     Padding,
+    _image,
     activation,
     batch_norm,
     conv2d,
@@ -118,10 +119,6 @@ def _graph(name: str, batch: int, dtype: str, path: str, **meta: Any) -> Workloa
     positive_int("batch", batch)
     return WorkloadGraph(f"{name}-b{batch}", metadata={
         "model": name, "batch": batch, "dtype": dtype, "source": _source(path), **meta})
-
-
-def _image(batch: int, dtype: str, channels: int, size: int) -> TensorSpec:
-    return TensorSpec("image", (batch, channels, size, size), dtype, role="input")
 
 
 def smaug_minerva(batch: int = 1, *, dtype: str = "fp16") -> WorkloadGraph:
