@@ -23,7 +23,6 @@ import numpy as np
 from ....errors import ConfigError
 from .. import Band, Comparison, Direction, Observation, Status, StudyResult
 from .training import (
-    FLASH_ROUNDINGS,
     PAIR_FLASH,
     PAIR_FLASH_ALL_OPS,
     PAIR_FLASH_BF16_FP32,
@@ -32,7 +31,7 @@ from .training import (
     PAIR_FP32_FP64,
     PAIR_LOW_PRECISION,
     VOCAB,
-    Numerics,
+    ablation_variants,
     flash_ablation,
     news_char_ids,
     run_setup,
@@ -630,6 +629,7 @@ def _training_part(*, quick: bool, seed: int, out_dir: Path,
 ABLATION_CSV = "flash_ablation_full.csv"
 #: Quick mode's ablation: seeds after the study's seed, and its two Flash variants.
 _QUICK_ABLATION_SEEDS = 3
+_QUICK_ABLATION_VARIANTS = ("flash (all roundings)", "keep all six FP32")
 
 
 def _ablation_observations(*, quick: bool, seed: int) -> list[Observation]:
@@ -638,12 +638,8 @@ def _ablation_observations(*, quick: bool, seed: int) -> list[Observation]:
     all its roundings and with all of them kept in FP32, 3 seeds); full: the shipped CSV."""
     if quick:
         setup = training_setup(quick=True)
-        tile = setup.tile
-        variants = [("flash (all roundings)",
-                     Numerics(precision="bf16", kernel="flash", tile=tile)),
-                    ("keep all six FP32",
-                     Numerics(precision="bf16", kernel="flash", tile=tile,
-                              keep_fp32=frozenset(FLASH_ROUNDINGS)))]
+        variants = [v for v in ablation_variants(tile=setup.tile, seq_len=setup.config.seq_len)
+                    if v[0] in _QUICK_ABLATION_VARIANTS]
         rows = flash_ablation(config=setup.config,
                               token_ids=news_char_ids(n_chars=setup.n_chars),
                               spec=setup.spec, variants=variants, every=setup.every,
